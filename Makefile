@@ -1,0 +1,29 @@
+# Two commands do all set-up: `make run` and `make test`. Both create .venv when it is missing
+# and (re)install when pyproject.toml changed since the last install.
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+.PHONY: run test install bench clean
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+run: $(STAMP)
+	@$(PY) -m app dev-setup
+	$(PY) -m app serve --host 127.0.0.1 --port 8000
+
+test: $(STAMP)
+	$(PY) -m pytest -n 2 -q $(PYTEST_ARGS)
+
+bench: $(STAMP)
+	$(PY) bench/router_bench.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -1,0 +1,472 @@
+"""The policy: one TOML file, validated into pydantic models, compiled into matchers once.
+
+``load_policy`` refuses a file with any inconsistency (unknown role in a rule, a write tool bound
+to an unregistered MCP, overlapping aliases or keywords, empty lists, a missing matrix cell) and
+names every problem it found. ``policy_version`` is the file's ``version`` plus the first 12 hex
+digits of its sha256, so a logged decision can be traced to the exact rules that made it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import tomllib
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+
+from .lexicon import Lexicon
+from .text import fold
+
+CELLS = ("R", "RL", "R/W", "-")
+SLOT_NAMES = ("patient_id", "food")
+MEALS = ("breakfast", "lunch", "dinner", "snack")
+
+NonEmpty = Annotated[str, StringConstraints(min_length=1)]
+Terms = Annotated[list[NonEmpty], Field(min_length=1)]
+
+
+class PolicyError(ValueError):
+    """A policy file that must not be served. ``problems`` lists every reason, one per line."""
+
+    def __init__(self, problems: list[str]):
+        self.problems = problems
+        super().__init__("invalid policy:\n" + "\n".join(f"  - {p}" for p in problems))
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class McpEntry(_Strict):
+    name: NonEmpty
+    serves: NonEmpty
+
+
+class Mx1(_Strict):
+    staging_denied_callers: Terms
+    delegate_to: NonEmpty
+    calc_mcp: NonEmpty
+    calc_callers: Terms
+
+
+class Mx2(_Strict):
+    gamification_mcp: NonEmpty
+    gamification_callers: Terms
+    child_caller: NonEmpty
+    child_denied_mcps: Terms
+
+
+class Mx3(_Strict):
+    write_prefixes: Terms
+
+
+class Rules(_Strict):
+    mx1: Mx1 = Field(alias="MX-1")
+    mx2: Mx2 = Field(alias="MX-2")
+    mx3: Mx3 = Field(alias="MX-3")
+
+
+class WriteToolEntry(_Strict):
+    name: Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]*\*?$")]
+    mcp: NonEmpty
+    callers: Terms
+    requires_confirmation: bool
+    aliases: Annotated[dict[NonEmpty, NonEmpty], Field(min_length=1)]
+
+
+class CriticalValueEntry(_Strict):
+    analyte: NonEmpty
+    words: Terms
+    threshold: Annotated[float, Field(gt=0)]
+    units: Terms
+    connectors: Terms
+
+
+class P0Entry(_Strict):
+    terms: Terms
+    safe_phrases: Terms
+    critical_values: Annotated[list[CriticalValueEntry], Field(min_length=1)]
+
+
+class StagingEntry(_Strict):
+    terms: Terms
+
+
+class IntentEntry(_Strict):
+    name: Annotated[str, StringConstraints(pattern=r"^[a-z][a-z_]*$")]
+    mcp: NonEmpty
+    priority: Annotated[int, Field(ge=0, le=5)]
+    allowed_callers: Terms
+    keywords: list[NonEmpty]
+    required_slots: list[Literal["patient_id", "food"]]
+    keyword_notes: dict[NonEmpty, NonEmpty] = {}
+
+
+class RouteEntry(_Strict):
+    write_required_slots: list[Literal["patient_id", "food"]]
+    session_only_callers: Terms
+
+
+class SlotsEntry(_Strict):
+    foods: Terms
+    measure_units: Terms
+    analytes: Annotated[dict[NonEmpty, Terms], Field(min_length=1)]
+    meals: dict[Literal["breakfast", "lunch", "dinner", "snack"], Terms]
+
+
+class PolicyFile(_Strict):
+    version: NonEmpty
+    roles: Terms
+    mcps: Annotated[dict[NonEmpty, McpEntry], Field(min_length=1)]
+    matrix: dict[NonEmpty, dict[NonEmpty, Literal["R", "RL", "R/W", "-"]]]
+    rules: Rules
+    write_tools: Annotated[list[WriteToolEntry], Field(min_length=1)]
+    p0: P0Entry
+    staging: StagingEntry
+    intents: Annotated[list[IntentEntry], Field(min_length=1)]
+    route: RouteEntry
+    slots: SlotsEntry
+
+
+# --------------------------------------------------------------------------------------------
+# The compiled, immutable policy the decisions read.
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class WriteTool:
+    name: str  # "notify_*" for a prefix family
+    mcp: str  # registry name
+    callers: frozenset[str]
+    requires_confirmation: bool
+
+    @property
+    def is_family(self) -> bool:
+        return self.name.endswith("*")
+
+
+@dataclass(frozen=True, slots=True)
+class Intent:
+    name: str
+    mcp: str  # registry name
+    priority: int
+    order: int
+    allowed_callers: tuple[str, ...]
+    required_slots: tuple[str, ...]
+    keyword_notes: dict[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class SlotsPolicy:
+    """Folded slot dictionaries: the keys are how the words appear in the ``text`` view."""
+
+    foods: tuple[str, ...]
+    measure_units: tuple[str, ...]
+    analytes: dict[str, str]  # synonym → canonical field name
+    meals: dict[str, str]  # word → breakfast | lunch | dinner | snack
+
+
+@dataclass(frozen=True, slots=True)
+class CriticalValue:
+    analyte: str
+    threshold: float
+    units: frozenset[str]
+    pattern: re.Pattern[str]
+
+
+@dataclass(frozen=True, slots=True)
+class Mx1Rule:
+    staging_denied_callers: frozenset[str]
+    delegate_to: str
+    calc_mcp: str
+    calc_callers: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
+class Mx2Rule:
+    gamification_mcp: str
+    gamification_callers: frozenset[str]
+    child_caller: str
+    child_denied_mcps: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Policy:
+    version: str
+    digest: str
+    roles: tuple[str, ...]
+    mcp_names: tuple[str, ...]
+    mcp_id: dict[str, str]  # registry name → M-id
+    router_mcp: str
+    matrix: dict[tuple[str, str], str]  # (role, registry name) → cell
+    mx1: Mx1Rule
+    mx2: Mx2Rule
+    write_prefixes: tuple[str, ...]
+    write_tools: dict[str, WriteTool]
+    intents: tuple[Intent, ...]
+    intent_by_name: dict[str, Intent]
+    intent_by_mcp: dict[str, Intent]
+    critical_values: tuple[CriticalValue, ...]
+    lexicon: Lexicon
+    slots: SlotsPolicy
+    write_required_slots: tuple[str, ...]
+    session_only_callers: frozenset[str]
+    p0_term_count: int
+
+    @property
+    def policy_version(self) -> str:
+        return f"{self.version}+{self.digest}"
+
+
+DEFAULT_POLICY = "policy.toml"
+
+
+def default_policy_bytes() -> bytes:
+    return resources.files(__package__).joinpath(DEFAULT_POLICY).read_bytes()
+
+
+def load_policy(path: str | Path | None = None) -> Policy:
+    """Load, validate and compile a policy file (the shipped one when ``path`` is None)."""
+    if path is None:
+        data = default_policy_bytes()
+    else:
+        try:
+            data = Path(path).read_bytes()
+        except OSError as exc:
+            raise PolicyError([f"cannot read policy file: {exc.strerror or exc.__class__.__name__}"]) from None
+    return parse_policy(data)
+
+
+def parse_policy(data: bytes) -> Policy:
+    try:
+        raw = tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise PolicyError(["policy file is not UTF-8"]) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise PolicyError([f"policy file is not valid TOML: {exc}"]) from None
+    try:
+        spec = PolicyFile.model_validate(raw)
+    except ValidationError as exc:
+        raise PolicyError(
+            [f"{'.'.join(str(p) for p in err['loc']) or 'policy'}: {err['msg']}" for err in exc.errors()]
+        ) from None
+    problems = _cross_check(spec)
+    if problems:
+        raise PolicyError(problems)
+    return _compile(spec, hashlib.sha256(data).hexdigest()[:12])
+
+
+def _cross_check(spec: PolicyFile) -> list[str]:
+    """Every reference between sections must resolve; every list must be free of overlaps."""
+    problems: list[str] = []
+    roles = set(spec.roles)
+    ids = set(spec.mcps)
+
+    def need_roles(where: str, names) -> None:
+        for name in names:
+            if name not in roles:
+                problems.append(f"{where}: unknown role {name!r}")
+
+    def need_mcp(where: str, mcp_id: str) -> None:
+        if mcp_id not in ids:
+            problems.append(f"{where}: unregistered MCP {mcp_id!r}")
+
+    if len(roles) != len(spec.roles):
+        problems.append("roles: a role is listed twice")
+    names = [m.name for m in spec.mcps.values()]
+    if len(set(names)) != len(names):
+        problems.append("mcps: two MCPs share a registry name")
+
+    for role in spec.roles:
+        if role not in spec.matrix:
+            problems.append(f"matrix: no row for role {role!r}")
+    for role, row in spec.matrix.items():
+        need_roles("matrix", [role])
+        for mcp_id in ids - set(row):
+            problems.append(f"matrix.{role}: no cell for MCP {mcp_id}")
+        for mcp_id in set(row) - ids:
+            problems.append(f"matrix.{role}: unregistered MCP {mcp_id!r}")
+
+    mx1, mx2 = spec.rules.mx1, spec.rules.mx2
+    need_roles("rules.MX-1.staging_denied_callers", mx1.staging_denied_callers)
+    need_roles("rules.MX-1.delegate_to", [mx1.delegate_to])
+    need_roles("rules.MX-1.calc_callers", mx1.calc_callers)
+    need_mcp("rules.MX-1.calc_mcp", mx1.calc_mcp)
+    need_roles("rules.MX-2.gamification_callers", mx2.gamification_callers)
+    need_roles("rules.MX-2.child_caller", [mx2.child_caller])
+    need_mcp("rules.MX-2.gamification_mcp", mx2.gamification_mcp)
+    for mcp_id in mx2.child_denied_mcps:
+        need_mcp("rules.MX-2.child_denied_mcps", mcp_id)
+
+    tool_names: set[str] = set()
+    alias_owner: dict[str, str] = {}
+    for tool in spec.write_tools:
+        where = f"write_tools.{tool.name}"
+        if tool.name in tool_names:
+            problems.append(f"{where}: write tool registered twice")
+        tool_names.add(tool.name)
+        need_mcp(where, tool.mcp)
+        need_roles(where + ".callers", tool.callers)
+        for alias, target in tool.aliases.items():
+            family = tool.name[:-1] if tool.name.endswith("*") else None
+            if target != tool.name and not (family and target.startswith(family) and target[len(family):].isidentifier()):
+                problems.append(f"{where}.aliases: alias {alias!r} names {target!r}, not this tool")
+            key = fold(alias)
+            if key in alias_owner and alias_owner[key] != tool.name:
+                problems.append(f"{where}.aliases: alias {alias!r} overlaps an alias of {alias_owner[key]}")
+            alias_owner[key] = tool.name
+
+    _duplicates(problems, "p0.terms", spec.p0.terms)
+    folded_terms = {fold(t) for t in spec.p0.terms}
+    for phrase in spec.p0.safe_phrases:
+        key = fold(phrase)
+        if key in folded_terms:
+            problems.append(f"p0.safe_phrases: {phrase!r} is itself a P0 term")
+        elif not any(term in key for term in folded_terms):
+            problems.append(f"p0.safe_phrases: {phrase!r} contains no P0 term, so it suppresses nothing")
+    _duplicates(problems, "staging.terms", spec.staging.terms)
+
+    intent_names = [i.name for i in spec.intents]
+    if len(set(intent_names)) != len(intent_names):
+        problems.append("intents: an intent is listed twice")
+    keyword_owner: dict[str, str] = {}
+    unscored = [i.name for i in spec.intents if not i.keywords]
+    if len(unscored) != 1:
+        problems.append("intents: exactly one intent (the P0 emergency intent) must have no keywords")
+    for intent in spec.intents:
+        where = f"intents.{intent.name}"
+        need_mcp(where, intent.mcp)
+        need_roles(where + ".allowed_callers", intent.allowed_callers)
+        for word in intent.keywords:
+            key = fold(word)
+            if key in keyword_owner:
+                problems.append(f"{where}.keywords: {word!r} overlaps a keyword of {keyword_owner[key]}")
+            keyword_owner[key] = intent.name
+        for word in intent.keyword_notes:
+            if fold(word) not in {fold(k) for k in intent.keywords}:
+                problems.append(f"{where}.keyword_notes: {word!r} is not one of its keywords")
+    for intent in spec.intents:
+        if not intent.keywords and intent.priority != 0:
+            problems.append(f"intents.{intent.name}: the emergency intent must have priority 0")
+
+    need_roles("route.session_only_callers", spec.route.session_only_callers)
+
+    _duplicates(problems, "slots.foods", spec.slots.foods)
+    synonym_owner: dict[str, str] = {}
+    for analyte, words in spec.slots.analytes.items():
+        for word in words:
+            key = fold(word)
+            if key in synonym_owner and synonym_owner[key] != analyte:
+                problems.append(f"slots.analytes.{analyte}: {word!r} overlaps a synonym of {synonym_owner[key]}")
+            synonym_owner[key] = analyte
+    for meal in MEALS:
+        if meal not in spec.slots.meals:
+            problems.append(f"slots.meals: no words for {meal!r}")
+    meal_owner: dict[str, str] = {}
+    for meal, words in spec.slots.meals.items():
+        for word in words:
+            key = fold(word)
+            if key in meal_owner and meal_owner[key] != meal:
+                problems.append(f"slots.meals.{meal}: {word!r} overlaps a word of {meal_owner[key]}")
+            meal_owner[key] = meal
+    return problems
+
+
+def _duplicates(problems: list[str], where: str, words: list[str]) -> None:
+    seen: set[str] = set()
+    for word in words:
+        key = fold(word)
+        if key in seen:
+            problems.append(f"{where}: {word!r} is listed twice")
+        seen.add(key)
+
+
+def _critical_pattern(entry: CriticalValueEntry) -> re.Pattern[str]:
+    """A potassium word, a few connecting words, a number, and whatever unit follows it."""
+    words = sorted({fold(w) for w in entry.words}, key=len, reverse=True)
+    connectors = sorted({fold(c) for c in entry.connectors}, key=len, reverse=True)
+    word = "|".join(re.escape(w) for w in words)
+    between = "|".join(re.escape(c) for c in connectors)
+    return re.compile(
+        rf"(?<![a-z])(?:{word})(?![a-z])"
+        rf"(?:\s|[:：=]|{between}){{0,6}}?"
+        r"(\d+(?:\.\d+)?)(?![\d.])\s*"
+        r"([a-zμµ/%]+|[个克毫升碗片杯斤天岁次]+)?"
+    )
+
+
+def _compile(spec: PolicyFile, digest: str) -> Policy:
+    name_of = {mcp_id: entry.name for mcp_id, entry in spec.mcps.items()}
+    write_tools = {
+        t.name: WriteTool(t.name, name_of[t.mcp], frozenset(t.callers), t.requires_confirmation)
+        for t in spec.write_tools
+    }
+    intents = tuple(
+        Intent(
+            name=i.name,
+            mcp=name_of[i.mcp],
+            priority=i.priority,
+            order=n,
+            allowed_callers=tuple(i.allowed_callers),
+            required_slots=tuple(i.required_slots),
+            keyword_notes={fold(k): v for k, v in i.keyword_notes.items()},
+        )
+        for n, i in enumerate(spec.intents)
+    )
+    emergency = next(i for i in intents if not spec.intents[i.order].keywords)
+    slots = SlotsPolicy(
+        foods=tuple(dict.fromkeys(fold(f) for f in spec.slots.foods)),
+        measure_units=tuple(dict.fromkeys(fold(u) for u in spec.slots.measure_units)),
+        analytes={fold(w): name for name, words in spec.slots.analytes.items() for w in words},
+        meals={fold(w): meal for meal, words in spec.slots.meals.items() for w in words},
+    )
+    lexicon = Lexicon(
+        {
+            "p0": [(fold(t), "term") for t in spec.p0.terms] + [(fold(t), "safe") for t in spec.p0.safe_phrases],
+            "staging": [(fold(t), None) for t in spec.staging.terms],
+            "write": [
+                (fold(alias), target) for t in spec.write_tools for alias, target in t.aliases.items()
+            ],
+            "intent": [(fold(k), i.name) for i in spec.intents for k in i.keywords],
+            "food": [(f, None) for f in slots.foods],
+            "analyte": list(slots.analytes.items()),
+            "meal": list(slots.meals.items()),
+        }
+    )
+    mx1, mx2 = spec.rules.mx1, spec.rules.mx2
+    return Policy(
+        version=spec.version,
+        digest=digest,
+        roles=tuple(spec.roles),
+        mcp_names=tuple(name_of.values()),
+        mcp_id={name: mcp_id for mcp_id, name in name_of.items()},
+        router_mcp=emergency.mcp,
+        matrix={(role, name_of[mcp_id]): cell for role, row in spec.matrix.items() for mcp_id, cell in row.items()},
+        mx1=Mx1Rule(
+            frozenset(mx1.staging_denied_callers), mx1.delegate_to, name_of[mx1.calc_mcp], frozenset(mx1.calc_callers)
+        ),
+        mx2=Mx2Rule(
+            name_of[mx2.gamification_mcp],
+            frozenset(mx2.gamification_callers),
+            mx2.child_caller,
+            frozenset(name_of[m] for m in mx2.child_denied_mcps),
+        ),
+        write_prefixes=tuple(spec.rules.mx3.write_prefixes),
+        write_tools=write_tools,
+        intents=intents,
+        intent_by_name={i.name: i for i in intents},
+        intent_by_mcp={i.mcp: i for i in reversed(intents)},
+        critical_values=tuple(
+            CriticalValue(c.analyte, c.threshold, frozenset(fold(u) for u in c.units), _critical_pattern(c))
+            for c in spec.p0.critical_values
+        ),
+        lexicon=lexicon,
+        slots=slots,
+        write_required_slots=tuple(spec.route.write_required_slots),
+        session_only_callers=frozenset(spec.route.session_only_callers),
+        p0_term_count=len(spec.p0.terms),
+    )

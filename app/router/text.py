@@ -1,0 +1,97 @@
+"""Text normalization (SPEC §4.0): every matcher sees the same views of a text.
+
+Views, each derived from the previous one:
+
+* ``cased``    NFKC, format characters (Cf) and variation selectors dropped, Traditional →
+               Simplified (OpenCC ``t2s``). Patient IDs are read here, before lower-casing,
+               so ``p0012`` is not an ID.
+* ``text``     ``cased`` with ASCII letters lower-cased; keywords, foods and units match here.
+* ``squashed`` ``text`` with whitespace and filler symbols (Unicode Z*, P*, S*) removed, except
+               the sentence punctuation that separates clauses. Red-line matching (P0, staging,
+               write aliases) also runs here so ``无 尿`` and ``抽-搐`` still hit, while
+               ``吃得不少，尿量正常`` keeps its comma and is not 少尿.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import unicodedata
+from dataclasses import dataclass
+
+import opencc
+
+# Clause punctuation survives squashing; NFKC has already turned the full-width forms
+# ，！？； into their ASCII twins, and 。 has no compatibility mapping.
+CLAUSE_PUNCTUATION = frozenset("，。！？；,!?;")
+
+_VARIATION_SELECTORS = [(0xFE00, 0xFE0F), (0xE0100, 0xE01EF), (0x180B, 0x180F)]
+
+
+def _ranges(predicate, lo: int = 0, hi: int = sys.maxunicode) -> str:
+    """A regex character class body for every code point in [lo, hi] that satisfies ``predicate``."""
+    parts: list[str] = []
+    start = None
+    for cp in range(lo, hi + 2):
+        inside = cp <= hi and predicate(chr(cp))
+        if inside and start is None:
+            start = cp
+        elif not inside and start is not None:
+            end = cp - 1
+            parts.append(re.escape(chr(start)) if start == end else f"{re.escape(chr(start))}-{re.escape(chr(end))}")
+            start = None
+    return "".join(parts)
+
+
+def _is_invisible(ch: str) -> bool:
+    cp = ord(ch)
+    return unicodedata.category(ch) == "Cf" or any(lo <= cp <= hi for lo, hi in _VARIATION_SELECTORS)
+
+
+def _is_filler(ch: str) -> bool:
+    if ch in CLAUSE_PUNCTUATION:
+        return False
+    return ch.isspace() or unicodedata.category(ch)[0] in "ZPS"
+
+
+# Built once at import. sre tests a class of BMP code points with one bitmap look-up, but walks
+# astral ranges one by one (8 µs instead of 0.6 µs per 100 characters), so astral fillers (emoji,
+# musical and mathematical symbols) get a class of their own, used only when the text has any.
+_INVISIBLE = re.compile(f"[{_ranges(_is_invisible)}]+")
+_FILLER_BMP = re.compile(f"[{_ranges(_is_filler, 0, 0xFFFF)}]+")
+_FILLER_ASTRAL = re.compile(f"[{_ranges(_is_filler, 0x10000)}]+")
+_ASCII_UPPER = re.compile("[A-Z]+")
+_T2S = opencc.OpenCC("t2s")
+
+
+@dataclass(frozen=True, slots=True)
+class TextViews:
+    raw: str
+    cased: str
+    text: str
+    squashed: str
+
+
+def fold(value: str) -> str:
+    """The ``text`` view of a string: how keywords in the policy are stored and compared."""
+    return views(value).text
+
+
+def views(raw: str) -> TextViews:
+    value = raw if unicodedata.is_normalized("NFKC", raw) else unicodedata.normalize("NFKC", raw)
+    value = _INVISIBLE.sub("", value)
+    if not value.isascii():
+        value = _T2S.convert(value)
+    text = _ASCII_UPPER.sub(_lower, value)
+    return TextViews(raw=raw, cased=value, text=text, squashed=squash(text))
+
+
+def _lower(match: re.Match[str]) -> str:
+    return match.group().lower()
+
+
+def squash(value: str) -> str:
+    value = _FILLER_BMP.sub("", value)
+    if value and max(value) > "\uffff":
+        value = _FILLER_ASTRAL.sub("", value)
+    return value
