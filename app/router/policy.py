@@ -210,6 +210,7 @@ class Policy:
     intents: tuple[Intent, ...]
     intent_by_name: dict[str, Intent]
     intent_by_mcp: dict[str, Intent]
+    emergency: Intent  # the P0 intent: forced first, never scored
     critical_values: tuple[CriticalValue, ...]
     lexicon: Lexicon
     slots: SlotsPolicy
@@ -460,6 +461,7 @@ def _compile(spec: PolicyFile, digest: str) -> Policy:
         intents=intents,
         intent_by_name={i.name: i for i in intents},
         intent_by_mcp={i.mcp: i for i in reversed(intents)},
+        emergency=emergency,
         critical_values=tuple(
             CriticalValue(c.analyte, c.threshold, frozenset(fold(u) for u in c.units), _critical_pattern(c))
             for c in spec.p0.critical_values

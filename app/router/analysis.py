@@ -1,0 +1,101 @@
+"""What the policy finds in one text, computed once per call and shared by every decision.
+
+``route_request`` asks for P0 hits, staging words, write aliases, intent keywords and slots of the
+same text; scanning it once and handing the same ``Analysis`` to each step keeps the request path
+to one normalization and two Aho-Corasick passes (the ``text`` and ``squashed`` views).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .lexicon import Hit, Hits
+from .policy import Policy, WriteTool
+from .text import TextViews, views
+
+# An identifier-shaped token with an underscore: how a tool name appears inside text.
+_TOOL_TOKEN = re.compile(r"(?<![a-z0-9_])[a-z][a-z0-9]*_[a-z0-9_]*")
+
+
+@dataclass(frozen=True, slots=True)
+class WriteRef:
+    """A write the text asks for: a registered tool (``tool`` set) or an unregistered write-looking name."""
+
+    name: str
+    tool: WriteTool | None
+    matched: str
+    position: int
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    views: TextViews
+    hits: Hits  # scan of the text view: intent keywords and slot dictionaries
+    squashed_hits: Hits  # scan of the squashed view (the same object when both views are equal)
+    p0: list[str]
+    staging: list[str]
+    writes: list[WriteRef]
+
+
+def analyze(policy: Policy, raw: str) -> Analysis:
+    v = views(raw)
+    hits = policy.lexicon.scan(v.text)
+    squashed = policy.lexicon.scan(v.squashed) if v.squashed != v.text else hits
+    p0 = _terms(
+        [h for h in hits.group("p0") if h.payload == "term"],
+        [h for h in squashed.group("p0") if h.payload == "term"],
+    )
+    p0.extend(_critical_values(policy, v.text))
+    staging = _terms(hits.group("staging"), squashed.group("staging"))
+    return Analysis(v, hits, squashed, p0, staging, _writes(policy, v.text, hits, squashed))
+
+
+def _terms(first: list[Hit], second: list[Hit]) -> list[str]:
+    """Distinct terms, text-view hits first, then what only the squashed view revealed."""
+    return list(dict.fromkeys([h.term for h in first] + [h.term for h in second]))
+
+
+def _critical_values(policy: Policy, text: str) -> list[str]:
+    found: list[str] = []
+    for rule in policy.critical_values:
+        for match in rule.pattern.finditer(text):
+            number, unit = match.group(1), match.group(2)
+            if float(number) >= rule.threshold and (unit is None or unit in rule.units):
+                found.append(match.group(0).strip())
+    return found
+
+
+def lookup_write_tool(policy: Policy, name: str) -> WriteTool | None:
+    tool = policy.write_tools.get(name)
+    if tool is not None:
+        return tool
+    for family in policy.write_tools.values():
+        if family.is_family and name.startswith(family.name[:-1]) and len(name) > len(family.name) - 1:
+            return family
+    return None
+
+
+def is_write_looking(policy: Policy, name: str) -> bool:
+    return name.startswith(policy.write_prefixes)
+
+
+def _writes(policy: Policy, text: str, hits: Hits, squashed: Hits) -> list[WriteRef]:
+    refs: list[WriteRef] = []
+    for hit in hits.group("write"):
+        refs.append(WriteRef(hit.payload, lookup_write_tool(policy, hit.payload), hit.term, hit.start))
+    if squashed is not hits:
+        # Offsets in the squashed view are not offsets in the text; what only it reveals goes last.
+        for hit in squashed.group("write"):
+            refs.append(WriteRef(hit.payload, lookup_write_tool(policy, hit.payload), hit.term, len(text) + hit.start))
+    if "_" in text:
+        for match in _TOOL_TOKEN.finditer(text):
+            name = match.group().rstrip("_")
+            tool = lookup_write_tool(policy, name)
+            if tool is not None or is_write_looking(policy, name):
+                refs.append(WriteRef(name, tool, name, match.start()))
+    refs.sort(key=lambda r: r.position)
+    distinct: dict[str, WriteRef] = {}
+    for ref in refs:
+        distinct.setdefault(ref.name, ref)
+    return list(distinct.values())

@@ -1,0 +1,287 @@
+"""The five tools over one loaded policy: ``Router``.
+
+A ``Router`` is immutable: a compiled policy, the limits the operator chose and the token's caller
+scope. Every method is a pure function of its arguments and that state (plus today's date, only
+when a relative date has no ``reference_date``). ``call`` is the single entry for untrusted
+arguments: it validates them with the same models that generate the MCP schemas.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any, Callable
+from zoneinfo import ZoneInfo
+
+from pydantic import BaseModel, ValidationError
+
+from .analysis import Analysis, analyze
+from .classify import Classification, classify
+from .gate import Resolution, Verdict, gate, permission
+from .models import (
+    ArgumentError,
+    Candidate,
+    ClassifyArgs,
+    ClassifyResult,
+    GateArgs,
+    GateResult,
+    PermissionArgs,
+    PermissionResult,
+    RouteArgs,
+    RouteResult,
+    SlotsArgs,
+    SlotsResult,
+    safe_field,
+    validation_message,
+)
+from .policy import Policy
+from .slots import SlotExtractor
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    max_text_chars: int = 2000
+    min_confidence: float = 0.6
+    timezone: str = "Asia/Shanghai"
+
+
+class UnknownTool(LookupError):
+    """A tool name the router does not serve (a protocol error, not a tool result)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    name: str
+    args: type[BaseModel]
+    result: type[BaseModel]
+    text_fields: tuple[str, ...]
+
+
+TOOLS: dict[str, ToolSpec] = {
+    spec.name: spec
+    for spec in (
+        ToolSpec("check_safety_gate", GateArgs, GateResult, ("intent", "caller", "target_mcp")),
+        ToolSpec("classify_intent", ClassifyArgs, ClassifyResult, ("text",)),
+        ToolSpec("check_permission", PermissionArgs, PermissionResult, ("caller", "mcp", "action")),
+        ToolSpec("extract_slots", SlotsArgs, SlotsResult, ("text",)),
+        ToolSpec("route_request", RouteArgs, RouteResult, ("text", "caller")),
+    )
+}
+
+
+class Router:
+    def __init__(
+        self,
+        policy: Policy,
+        limits: Limits = Limits(),
+        scope: frozenset[str] | None = None,
+        today: Callable[[], date] | None = None,
+    ):
+        self.policy = policy
+        self.limits = limits
+        self.scope = scope
+        self.policy_version = policy.policy_version
+        self._slots = SlotExtractor(policy)
+        zone = ZoneInfo(limits.timezone)
+        self._today = today or (lambda: datetime.now(zone).date())
+        self._methods: dict[str, Callable[..., BaseModel]] = {
+            "check_safety_gate": self.check_safety_gate,
+            "classify_intent": self.classify_intent,
+            "check_permission": self.check_permission,
+            "extract_slots": self.extract_slots,
+            "route_request": self.route_request,
+        }
+
+    # ----------------------------------------------------------------------------------------
+    # Untrusted entry
+    # ----------------------------------------------------------------------------------------
+
+    def call(self, tool: str, arguments: Any) -> BaseModel:
+        """Validate ``arguments`` for ``tool`` and run it. Raises UnknownTool or ArgumentError."""
+        spec = TOOLS.get(tool) if isinstance(tool, str) else None
+        if spec is None:
+            raise UnknownTool("unknown tool")
+        if arguments is None:
+            arguments = {}
+        if not isinstance(arguments, dict):
+            raise ArgumentError("arguments", "must be an object")
+        try:
+            args = spec.args.model_validate(arguments)
+        except ValidationError as exc:
+            error = exc.errors(include_url=False, include_context=True, include_input=False)[0]
+            raise ArgumentError(safe_field(error["loc"]), validation_message(error)) from None
+        limit = self.limits.max_text_chars
+        for name in spec.text_fields:
+            if len(getattr(args, name)) > limit:
+                raise ArgumentError(name, f"must be at most {limit} characters")
+        return self._methods[tool](**args.model_dump())
+
+    # ----------------------------------------------------------------------------------------
+    # The five tools
+    # ----------------------------------------------------------------------------------------
+
+    def check_safety_gate(self, intent: str, caller: str, target_mcp: str = "") -> GateResult:
+        analysis = analyze(self.policy, intent)
+        verdict, resolution = gate(self.policy, self.scope, analysis, caller, target_mcp)
+        return self._gate_result(verdict, resolution)
+
+    def classify_intent(self, text: str) -> ClassifyResult:
+        analysis = analyze(self.policy, text)
+        result = classify(self.policy, analysis)
+        slots = self._extract(analysis, self._today())
+        best = result.best
+        return ClassifyResult(
+            intent=result.intent_name,
+            mcp=result.mcp,
+            slots=slots,
+            confidence=result.confidence,
+            allowed_callers=list(best.intent.allowed_callers) if best else [],
+            matched_keywords=list(best.keywords) if best else [],
+            candidates=[Candidate(intent=s.intent.name, mcp=s.intent.mcp, score=s.score) for s in result.ranked],
+            fallback="halt" if result.emergency else ("llm" if best is None else None),
+            note=result.note(),
+            policy_version=self.policy_version,
+        )
+
+    def check_permission(self, caller: str, mcp: str, action: str = "read") -> PermissionResult:
+        verdict, resolved_action, cell = permission(self.policy, self.scope, caller, mcp, action)
+        return PermissionResult(
+            allow=verdict.allow,
+            access=cell,
+            resolved_action=resolved_action,
+            reason=verdict.reason,
+            reason_code=verdict.reason_code,
+            write_tool=verdict.write_tool,
+            requires_confirmation=verdict.requires_confirmation,
+            limited_view=verdict.limited_view,
+            policy_version=self.policy_version,
+        )
+
+    def extract_slots(self, text: str, reference_date: str | date | None = None) -> SlotsResult:
+        return self._extract(analyze(self.policy, text), self._reference(reference_date))
+
+    def route_request(
+        self,
+        text: str,
+        caller: str,
+        patient_id: str | None = None,
+        reference_date: str | date | None = None,
+    ) -> RouteResult:
+        analysis = analyze(self.policy, text)
+        slots = self._extract(analysis, self._reference(reference_date))
+        result = classify(self.policy, analysis)
+        route = _Route(self, result, slots, patient_id)
+        if result.emergency:
+            return route.done("halt", "p0_emergency", "emergency red flag: stop all business calls and escalate", fallback="halt")
+        if result.best is None:
+            return route.done("review", "unknown_intent", "no rule matched: classify softly, then pass the gate again", fallback="llm")
+        if result.confidence < self.limits.min_confidence:
+            return route.done("review", "low_confidence", "rule match too weak: review, then pass the gate again", fallback="llm")
+
+        verdict, resolution = gate(self.policy, self.scope, analysis, caller, "")
+        route.gate = self._gate_result(verdict, resolution)
+        route.mcp = resolution.mcp or route.mcp
+        if not verdict.allow:
+            return route.done("denied", verdict.reason_code, verdict.reason, delegate_to=verdict.delegate_to)
+
+        text_ids = self._slots.patient_ids(analysis.views)
+        session_only = caller in self.policy.session_only_callers
+        if patient_id is not None:
+            if any(pid != patient_id for pid in text_ids):
+                if session_only:
+                    return route.done("denied", "patient_out_of_context", "the text names a patient other than the session's")
+                return route.done("clarify", "patient_out_of_context", "the text names a patient other than the session's",
+                                  ambiguous=["patient_id"])
+        elif not session_only and len(text_ids) == 1:
+            route.patient_id = text_ids[0]
+
+        required = list(result.best.intent.required_slots)
+        if resolution.writes:
+            required += [s for s in self.policy.write_required_slots if s not in required]
+        ambiguous = [s for s in required if s in slots.ambiguous and not (s == "patient_id" and (patient_id or session_only))]
+        missing = [s for s in required if s not in ambiguous and not self._has_slot(s, route.patient_id, slots)]
+        if ambiguous:
+            return route.done("clarify", "ambiguous_slot", "a required slot is ambiguous", ambiguous=ambiguous, missing=missing)
+        if missing:
+            return route.done("clarify", "missing_slot", "a required slot is missing", missing=missing)
+        return route.done("proceed", "proceed", "call the resolved MCP",
+                          requires_confirmation=verdict.requires_confirmation, limited_view=verdict.limited_view)
+
+    # ----------------------------------------------------------------------------------------
+
+    @staticmethod
+    def _has_slot(name: str, patient_id: str | None, slots: SlotsResult) -> bool:
+        if name == "patient_id":
+            return patient_id is not None
+        return bool(getattr(slots, name))
+
+    def _extract(self, analysis: Analysis, reference: date) -> SlotsResult:
+        return self._slots.extract(analysis.views, analysis.hits, reference, self.policy_version)
+
+    def _reference(self, reference_date: str | date | None) -> date:
+        if reference_date is None:
+            return self._today()
+        if isinstance(reference_date, date):
+            return reference_date
+        return date.fromisoformat(reference_date)
+
+    def _gate_result(self, verdict: Verdict, resolution: Resolution) -> GateResult:
+        return GateResult(
+            allow=verdict.allow,
+            reason=verdict.reason,
+            reason_code=verdict.reason_code,
+            applied_rule=verdict.applied_rule,
+            gate=verdict.gate,
+            delegate_to=verdict.delegate_to,
+            requires_confirmation=verdict.requires_confirmation,
+            matched_keywords=verdict.matched,
+            resolved_intent=resolution.intent,
+            resolved_mcp=resolution.mcp,
+            write_tool=verdict.write_tool or (resolution.writes[0].name if resolution.writes else None),
+            limited_view=verdict.limited_view,
+            policy_version=self.policy_version,
+        )
+
+
+class _Route:
+    """The parts of a route_request result known so far; ``done`` seals one status."""
+
+    def __init__(self, router: Router, result: Classification, slots: SlotsResult, patient_id: str | None):
+        self.router = router
+        self.result = result
+        self.slots = slots
+        self.patient_id = patient_id
+        self.mcp = result.mcp
+        self.gate: GateResult | None = None
+
+    def done(
+        self,
+        status: str,
+        reason_code: str,
+        reason: str,
+        *,
+        fallback: str | None = None,
+        delegate_to: str | None = None,
+        missing: list[str] | None = None,
+        ambiguous: list[str] | None = None,
+        requires_confirmation: bool = False,
+        limited_view: bool = False,
+    ) -> RouteResult:
+        return RouteResult(
+            status=status,
+            intent=self.result.intent_name,
+            mcp=self.mcp,
+            patient_id=self.patient_id,
+            confidence=self.result.confidence,
+            slots=self.slots,
+            missing_slots=missing or [],
+            ambiguous_slots=ambiguous or [],
+            gate=self.gate,
+            delegate_to=delegate_to,
+            requires_confirmation=requires_confirmation,
+            limited_view=limited_view,
+            fallback=fallback,
+            reason=reason,
+            reason_code=reason_code,
+            policy_version=self.router.policy_version,
+        )

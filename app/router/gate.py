@@ -1,0 +1,177 @@
+"""The safety gate and the permission matrix (SPEC §4.1, §4.3).
+
+Fixed order: P0 → INPUT → MX-1 → MX-2 → MX-3 → permission matrix → PASS; the first stage that
+decides wins. Every denial is a value (``Verdict``), never an exception. ``check_permission``
+shares the MX-3 and matrix steps, so a write tool is decided the same way by both tools.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .analysis import Analysis, WriteRef, is_write_looking, lookup_write_tool
+from .classify import classify
+from .policy import Policy
+
+_IDENTIFIER = re.compile(r"[a-z][a-z0-9_]*")
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """What a gate ``intent`` argument resolved to."""
+
+    intent: str | None
+    mcp: str | None
+    writes: tuple[WriteRef, ...] = ()
+    matched: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
+class Verdict:
+    allow: bool
+    gate: str
+    reason_code: str
+    reason: str
+    applied_rule: str = "none"
+    delegate_to: str | None = None
+    requires_confirmation: bool = False
+    limited_view: bool = False
+    write_tool: str | None = None
+    matched: list[str] = field(default_factory=list)
+
+
+def resolve(policy: Policy, analysis: Analysis) -> Resolution:
+    """A registered or write-looking tool name, a write alias, an intent name, or classified text."""
+    if analysis.p0:
+        return Resolution(policy.emergency.name, policy.router_mcp, matched=tuple(analysis.p0))
+    key = analysis.views.text.strip()
+    if _IDENTIFIER.fullmatch(key):
+        intent = policy.intent_by_name.get(key)
+        if intent is not None:
+            return Resolution(intent.name, intent.mcp, matched=(key,))
+        tool = lookup_write_tool(policy, key)
+        if tool is not None or is_write_looking(policy, key):
+            return _write_resolution(policy, (WriteRef(key, tool, key, 0),))
+    if analysis.writes:
+        return _write_resolution(policy, tuple(analysis.writes))
+    result = classify(policy, analysis)
+    if result.best is None:
+        return Resolution(None, None)
+    return Resolution(result.best.intent.name, result.best.intent.mcp, matched=result.best.keywords)
+
+
+def _write_resolution(policy: Policy, writes: tuple[WriteRef, ...]) -> Resolution:
+    first = writes[0]
+    mcp = first.tool.mcp if first.tool else None
+    owner = policy.intent_by_mcp.get(mcp) if mcp else None
+    return Resolution(owner.name if owner else None, mcp, writes, tuple(w.matched for w in writes))
+
+
+def gate(policy: Policy, scope: frozenset[str] | None, analysis: Analysis, caller: str, target_mcp: str) -> tuple[Verdict, Resolution]:
+    resolution = resolve(policy, analysis)
+    return _first_denial(policy, scope, analysis, resolution, caller, target_mcp), resolution
+
+
+def _first_denial(
+    policy: Policy,
+    scope: frozenset[str] | None,
+    analysis: Analysis,
+    resolution: Resolution,
+    caller: str,
+    target_mcp: str,
+) -> Verdict:
+    if analysis.p0:
+        return Verdict(False, "P0_EMERGENCY", "p0_emergency", "emergency red flag: stop and escalate", matched=list(analysis.p0))
+
+    denial = check_input(policy, scope, caller, target_mcp or None)
+    if denial:
+        return denial
+    if not analysis.views.text.strip():
+        return Verdict(False, "INPUT", "empty_intent", "intent is empty")
+    target = target_mcp or resolution.mcp
+    if target is None and not resolution.writes:
+        return Verdict(False, "INPUT", "target_unresolved", "no MCP could be resolved from intent")
+    matched = list(resolution.matched)
+
+    mx1 = policy.mx1
+    if analysis.staging and caller in mx1.staging_denied_callers:
+        return Verdict(False, "MX", "mx1_staging_delegate", f"CKD staging questions are for {mx1.delegate_to}",
+                       "MX-1", mx1.delegate_to, matched=list(analysis.staging))
+    if target == mx1.calc_mcp and caller not in mx1.calc_callers:
+        return Verdict(False, "MX", "mx1_calc_doctor_only", "the clinical calculator is closed to this caller",
+                       "MX-1", mx1.delegate_to, matched=matched)
+
+    mx2 = policy.mx2
+    if target == mx2.gamification_mcp and caller not in mx2.gamification_callers:
+        return Verdict(False, "MX", "mx2_gamification_child_only", "gamification serves the child companion only",
+                       "MX-2", matched=matched)
+    if caller == mx2.child_caller and target in mx2.child_denied_mcps:
+        return Verdict(False, "MX", "mx2_child_restricted", "the child companion may not use this MCP",
+                       "MX-2", matched=matched)
+
+    if resolution.writes:
+        return decide_writes(resolution.writes, caller, target, matched)
+
+    return decide_cell(policy, caller, target, write=False, matched=matched)
+
+
+def check_input(policy: Policy, scope: frozenset[str] | None, caller: str, mcp: str | None) -> Verdict | None:
+    """The INPUT checks shared by the gate and check_permission: registered, in scope, known target.
+
+    ``mcp`` None means "not given" (the gate then resolves it from the text).
+    """
+    if caller not in policy.roles:
+        return Verdict(False, "INPUT", "caller_unknown", "caller is not a registered role")
+    if scope is not None and caller not in scope:
+        return Verdict(False, "INPUT", "caller_out_of_scope", "caller is outside this token's scope")
+    if mcp is not None and mcp not in policy.mcp_id:
+        return Verdict(False, "INPUT", "target_unknown", "MCP is not registered")
+    return None
+
+
+def decide_writes(writes: tuple[WriteRef, ...], caller: str, target: str | None, matched: list[str]) -> Verdict:
+    """MX-3: every write must be registered, allowed for the caller, and bound to the target MCP."""
+    for ref in writes:
+        if ref.tool is None:
+            return Verdict(False, "MX", "mx3_unregistered_write", "write-looking tool is not registered",
+                           "MX-3", write_tool=ref.name, matched=matched)
+    for ref in writes:
+        if caller not in ref.tool.callers:
+            return Verdict(False, "MX", "mx3_write_not_allowed", "this caller may not use this write tool",
+                           "MX-3", write_tool=ref.name, matched=matched)
+    for ref in writes:
+        if ref.tool.mcp != target:
+            return Verdict(False, "MX", "mx3_target_mismatch", "write tool belongs to another MCP",
+                           "MX-3", write_tool=ref.name, matched=matched)
+    confirm = any(ref.tool.requires_confirmation for ref in writes)
+    return Verdict(True, "PASS", "pass", "registered write allowed by MX-3" + (", after human confirmation" if confirm else ""),
+                   "MX-3", requires_confirmation=confirm, write_tool=writes[0].name, matched=matched)
+
+
+def decide_cell(policy: Policy, caller: str, target: str, write: bool, matched: list[str]) -> Verdict:
+    cell = policy.matrix[(caller, target)]
+    if cell == "-":
+        return Verdict(False, "PERMISSION_MATRIX", "matrix_no_access", "the permission matrix gives this caller no access", matched=matched)
+    if write and "W" not in cell:
+        return Verdict(False, "PERMISSION_MATRIX", "matrix_write_not_allowed", "the permission matrix gives this caller no write access", matched=matched)
+    confirm = write and any(
+        tool.requires_confirmation for tool in policy.write_tools.values() if tool.mcp == target and caller in tool.callers
+    )
+    return Verdict(True, "PASS", "pass", "allowed" + (" with a limited view" if cell == "RL" else ""),
+                   requires_confirmation=confirm, limited_view=cell == "RL", matched=matched)
+
+
+def permission(policy: Policy, scope: frozenset[str] | None, caller: str, mcp: str, action: str) -> tuple[Verdict, str, str | None]:
+    """check_permission's decision: (verdict, resolved_action, raw cell or None)."""
+    name = action.strip().lower()
+    tool = None if name in ("read", "write", "") else lookup_write_tool(policy, name)
+    write_like = name == "write" or tool is not None or (name not in ("read", "") and is_write_looking(policy, name))
+    resolved_action = "write" if write_like else "read"
+    denial = check_input(policy, scope, caller, mcp)
+    if denial:
+        return denial, resolved_action, None
+    cell = policy.matrix[(caller, mcp)]
+    if write_like and name != "write":
+        return decide_writes((WriteRef(name, tool, name, 0),), caller, mcp, []), resolved_action, cell
+    return decide_cell(policy, caller, mcp, write=write_like, matched=[]), resolved_action, cell

@@ -1,0 +1,279 @@
+"""Argument and result models of the five tools: one source of truth for each shape.
+
+The same classes validate arguments here, build results here, and generate the MCP
+``inputSchema`` / ``outputSchema`` in the protocol layer.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
+
+from .slots import Quantity, SlotsResult
+
+__all__ = [
+    "ArgumentError",
+    "Candidate",
+    "ClassifyArgs",
+    "ClassifyResult",
+    "GateArgs",
+    "GateResult",
+    "PermissionArgs",
+    "PermissionResult",
+    "Quantity",
+    "RouteArgs",
+    "RouteResult",
+    "SlotsArgs",
+    "SlotsResult",
+]
+
+
+class ArgumentError(Exception):
+    """Bad tool arguments. ``message`` describes the rule broken and never echoes the value."""
+
+    code = "INVALID_ARGUMENT"
+
+    def __init__(self, field: str, message: str):
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+    def as_dict(self) -> dict:
+        return {"error": {"code": self.code, "field": self.field, "message": self.message}}
+
+
+def _calendar_date(value: str) -> str:
+    try:
+        date.fromisoformat(value)
+    except ValueError:
+        raise ValueError("must be a calendar date written YYYY-MM-DD") from None
+    return value
+
+
+IsoDate = Annotated[
+    str,
+    StringConstraints(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"),
+    AfterValidator(_calendar_date),
+    Field(json_schema_extra={"format": "date"}),
+]
+PatientId = Annotated[str, StringConstraints(pattern=r"^P[0-9]{4,}$")]
+
+ROLE_HELP = "dispatcher, doctor_assistant, nutritionist, parent_assistant, child_companion or risk_warning"
+
+
+class _Args(BaseModel):
+    # strict: 123 is not silently the string "123"; forbid: an unknown key is an error, not ignored.
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class GateArgs(_Args):
+    intent: str = Field(
+        description="What the caller wants to do: the user's text, an intent name such as "
+        "'lab_result', or a tool name such as 'upsert_lab_result'."
+    )
+    caller: str = Field(description=f"The sub-agent role that would act: {ROLE_HELP}.")
+    target_mcp: str = Field(
+        default="",
+        description="Registry name of the business MCP server to be called, e.g. 'a207-lis-mcp'. "
+        "Empty: the server is resolved from `intent`.",
+    )
+
+
+class ClassifyArgs(_Args):
+    text: str = Field(description="The user's message, Simplified or Traditional Chinese or English.")
+
+
+class PermissionArgs(_Args):
+    caller: str = Field(description=f"The sub-agent role: {ROLE_HELP}.")
+    mcp: str = Field(description="Registry name of the business MCP server, e.g. 'a207-his-mcp'.")
+    action: str = Field(
+        default="read",
+        description="'read', 'write', or the name of the tool to be called on that server "
+        "(write tools such as 'push_to_emr' are decided by rule MX-3).",
+    )
+
+
+class SlotsArgs(_Args):
+    text: str = Field(description="The user's message.")
+    reference_date: IsoDate | None = Field(
+        default=None,
+        description="Date that relative dates (今天, 昨天, 上周, N天前) are resolved against, "
+        "YYYY-MM-DD. Default: today in the service's time zone.",
+    )
+
+
+class RouteArgs(_Args):
+    text: str = Field(description="The user's message, exactly as received.")
+    caller: str = Field(description=f"The sub-agent role that would handle it: {ROLE_HELP}.")
+    patient_id: PatientId | None = Field(
+        default=None,
+        description="The session's patient (P followed by at least 4 digits) from the dispatcher's "
+        "authenticated context. Text never overrides it.",
+    )
+    reference_date: IsoDate | None = Field(
+        default=None, description="Date for resolving relative dates, YYYY-MM-DD. Default: today."
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Results
+# --------------------------------------------------------------------------------------------
+
+ReasonCode = Literal[
+    "p0_emergency",
+    "caller_unknown",
+    "caller_out_of_scope",
+    "target_unknown",
+    "target_unresolved",
+    "empty_intent",
+    "mx1_staging_delegate",
+    "mx1_calc_doctor_only",
+    "mx2_gamification_child_only",
+    "mx2_child_restricted",
+    "mx3_write_not_allowed",
+    "mx3_target_mismatch",
+    "mx3_unregistered_write",
+    "matrix_no_access",
+    "matrix_write_not_allowed",
+    "pass",
+]
+RouteReasonCode = Literal[
+    "p0_emergency",
+    "unknown_intent",
+    "low_confidence",
+    "patient_out_of_context",
+    "missing_slot",
+    "ambiguous_slot",
+    "proceed",
+    "caller_unknown",
+    "caller_out_of_scope",
+    "target_unknown",
+    "target_unresolved",
+    "empty_intent",
+    "mx1_staging_delegate",
+    "mx1_calc_doctor_only",
+    "mx2_gamification_child_only",
+    "mx2_child_restricted",
+    "mx3_write_not_allowed",
+    "mx3_target_mismatch",
+    "mx3_unregistered_write",
+    "matrix_no_access",
+    "matrix_write_not_allowed",
+]
+PolicyVersion = Annotated[str, Field(description="Policy file version + first 12 hex of its sha256.")]
+
+
+class _Result(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class GateResult(_Result):
+    allow: bool = Field(description="True only when every rule let the call through.")
+    reason: str = Field(description="Short human-readable explanation.")
+    reason_code: ReasonCode = Field(description="Stable snake_case code of the deciding rule.")
+    applied_rule: Literal["MX-1", "MX-2", "MX-3", "none"] = Field(
+        description="The mutual-exclusion rule that decided, or 'none'."
+    )
+    gate: Literal["P0_EMERGENCY", "INPUT", "MX", "PERMISSION_MATRIX", "PASS"] = Field(
+        description="Which stage decided: P0 → INPUT → MX → PERMISSION_MATRIX → PASS."
+    )
+    delegate_to: str | None = Field(description="Role to hand the request to (every MX-1 denial).")
+    requires_confirmation: bool = Field(description="A human must confirm before the write (push_to_emr).")
+    matched_keywords: list[str] = Field(description="Policy words found in `intent` that decided.")
+    resolved_intent: str | None = Field(description="The intent that `intent` resolved to.")
+    resolved_mcp: str | None = Field(description="The MCP that `intent` resolved to (a write tool's own MCP).")
+    write_tool: str | None = Field(description="The write tool that `intent` resolved to, if any.")
+    limited_view: bool = Field(description="The caller may only see a limited view (matrix cell RL).")
+    policy_version: PolicyVersion
+
+
+class Candidate(_Result):
+    intent: str
+    mcp: str | None
+    score: int = Field(description="Sum of the lengths of the intent's distinct matched keywords.")
+
+
+class ClassifyResult(_Result):
+    intent: str = Field(description="The winning intent, 'emergency_red_flag' on a P0 hit, or 'unknown'.")
+    mcp: str | None = Field(description="Registry name of the intent's MCP; null for 'unknown'.")
+    slots: SlotsResult
+    confidence: float = Field(description="min(0.95, 0.50 + 0.05 × score), two decimals; 1.0 on P0.")
+    allowed_callers: list[str] = Field(description="Roles the intent table allows.")
+    matched_keywords: list[str]
+    candidates: list[Candidate] = Field(description="Every intent that scored, best first.")
+    fallback: Literal["llm", "halt"] | None = Field(
+        description="'halt' on a P0 hit; 'llm' when no rule matched (the soft result must pass the gate again)."
+    )
+    note: str | None
+    policy_version: PolicyVersion
+
+
+class PermissionResult(_Result):
+    allow: bool
+    access: Literal["R", "RL", "R/W", "-"] | None = Field(description="The raw matrix cell; null if unknown.")
+    resolved_action: Literal["read", "write"]
+    reason: str
+    reason_code: ReasonCode
+    write_tool: str | None
+    requires_confirmation: bool
+    limited_view: bool
+    policy_version: PolicyVersion
+
+
+class RouteResult(_Result):
+    status: Literal["proceed", "clarify", "denied", "review", "halt"] = Field(
+        description="proceed: call `mcp`; clarify: ask the user for the missing/ambiguous slots; "
+        "denied: do not call; review: a human or the upper model must decide, then pass the gate again; "
+        "halt: emergency, stop all business calls."
+    )
+    intent: str
+    mcp: str | None
+    patient_id: str | None = Field(description="The effective patient (the session's, never overridden by text).")
+    confidence: float
+    slots: SlotsResult
+    missing_slots: list[str]
+    ambiguous_slots: list[str]
+    gate: GateResult | None = Field(description="The full safety-gate result; null when halted before it.")
+    delegate_to: str | None
+    requires_confirmation: bool
+    limited_view: bool
+    fallback: Literal["llm", "halt"] | None
+    reason: str
+    reason_code: RouteReasonCode
+    policy_version: PolicyVersion
+
+
+_FIELD_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+
+
+def safe_field(loc: tuple) -> str:
+    """The argument path of a validation error; a key that is not a plain name is not echoed."""
+    parts = [str(p) for p in loc]
+    if not parts or not all(_FIELD_NAME.match(p) or p.isdigit() for p in parts):
+        return "arguments"
+    return ".".join(parts)
+
+
+_MESSAGES = {
+    "missing": "is required",
+    "extra_forbidden": "is not an argument of this tool",
+    "string_type": "must be a string",
+    "string_pattern_mismatch": "does not have the required format",
+    "model_type": "must be an object",
+    "model_attributes_type": "must be an object",
+    "dict_type": "must be an object",
+    "none_required": "must be null",
+}
+
+
+def validation_message(error: dict) -> str:
+    kind = error.get("type", "")
+    if kind == "value_error":
+        # Our own validators' messages ("must be a calendar date…"); pydantic prefixes "Value error, ".
+        return str(error.get("ctx", {}).get("error", "is invalid"))
+    if kind == "string_pattern_mismatch" and error.get("loc", ("",))[-1] == "patient_id":
+        return "must be P followed by at least 4 ASCII digits"
+    return _MESSAGES.get(kind, "is invalid")

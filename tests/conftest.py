@@ -1,0 +1,27 @@
+"""Shared fixtures. Tokens are generated at run time; nothing secret is written in a test."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import date
+
+import pytest
+
+from app.router import Limits, Router, load_policy
+
+TODAY = date(2026, 11, 30)
+
+
+@pytest.fixture(scope="session")
+def policy():
+    return load_policy()
+
+
+@pytest.fixture(scope="session")
+def router(policy):
+    return Router(policy, Limits(), today=lambda: TODAY)
+
+
+@pytest.fixture
+def token() -> str:
+    return secrets.token_urlsafe(32)

@@ -1,0 +1,38 @@
+"""The router layer is pure: importing every router module pulls in no web, MCP, logging or
+HTTP-client code (SPEC §2). Run in a fresh interpreter so other tests' imports don't hide a leak."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import app.router
+
+FORBIDDEN = ("starlette", "uvicorn", "structlog", "mcp", "httpx", "httpx2", "logging", "prometheus_client", "app.http", "app.protocol")
+
+PROBE = """
+import importlib, pkgutil, sys
+class Block:
+    def find_spec(self, name, path=None, target=None):
+        if name.split('.')[0] in {blocked} or any(name == b or name.startswith(b + '.') for b in {blocked}):
+            raise ImportError('router layer imported ' + name)
+sys.meta_path.insert(0, Block())
+import app.router
+for info in pkgutil.iter_modules(app.router.__path__):
+    importlib.import_module('app.router.' + info.name)
+print('ok', len(list(pkgutil.iter_modules(app.router.__path__))))
+"""
+
+
+def test_router_imports_no_server_code():
+    code = PROBE.replace("{blocked}", repr(set(FORBIDDEN)))
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=Path(app.router.__file__).parents[2])
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.startswith("ok")
+
+
+def test_router_source_reads_no_environment():
+    for path in Path(app.router.__file__).parent.glob("*.py"):
+        source = path.read_text(encoding="utf-8")
+        assert "os.environ" not in source and "getenv" not in source, path.name

@@ -1,0 +1,87 @@
+"""The policy loader refuses every inconsistency of SPEC §3 and names it."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from app.router import PolicyError, load_policy
+from app.router.policy import default_policy_bytes, parse_policy
+
+SHIPPED = default_policy_bytes().decode()
+
+
+def edit(old: str, new: str, count: int = 1) -> bytes:
+    assert old in SHIPPED, old
+    return SHIPPED.replace(old, new, count).encode()
+
+
+def test_shipped_policy_loads_with_a_traceable_version():
+    policy = load_policy()
+    assert re.fullmatch(r"\d{4}\.\d{2}\.\d{2}\+[0-9a-f]{12}", policy.policy_version)
+
+
+def test_word_lists_meet_the_minimums(policy):
+    assert policy.p0_term_count >= 60
+    assert len(policy.slots.foods) >= 80
+    spec_intents = {
+        "emergency_red_flag", "clinical_staging", "lab_result", "risk_assessment", "patient_profile",
+        "nutrition_assessment", "followup", "meal_plan", "nutrition_calc", "report", "notify", "knowledge", "gamification",
+    }
+    assert set(policy.intent_by_name) == spec_intents
+    import tomllib
+
+    data = tomllib.loads(SHIPPED)
+    for intent in data["intents"]:
+        if intent["name"] != "emergency_red_flag":
+            assert len(intent["keywords"]) >= 10, intent["name"]
+    assert data["p0"]["safe_phrases"] and data["staging"]["terms"]
+    assert {a for a in data["slots"]["analytes"]} >= {
+        "potassium", "phosphorus", "calcium", "sodium", "scr", "bun", "albumin", "hemoglobin", "egfr", "pth",
+        "urine_protein", "bicarbonate",
+    }
+
+
+def test_any_byte_changes_the_digest():
+    a = parse_policy(SHIPPED.encode())
+    b = parse_policy((SHIPPED + "\n# a comment\n").encode())
+    assert a.version == b.version and a.digest != b.digest
+
+
+REFUSALS = [
+    ("unknown role in a rule", edit('staging_denied_callers = ["nutritionist", "parent_assistant"]', 'staging_denied_callers = ["nutritionist", "grandparent"]'),
+     "rules.MX-1.staging_denied_callers: unknown role 'grandparent'"),
+    ("unknown role in the matrix", edit("risk_warning     = {", "risk_warner      = {"), "unknown role 'risk_warner'"),
+    ("write tool bound to an unregistered MCP", edit('name = "upsert_lab_result"\nmcp = "M2"', 'name = "upsert_lab_result"\nmcp = "M42"'),
+     "write_tools.upsert_lab_result: unregistered MCP 'M42'"),
+    ("write tool caller unknown", edit('callers = ["doctor_assistant"]\nrequires_confirmation = true', 'callers = ["surgeon"]\nrequires_confirmation = true'),
+     "write_tools.push_to_emr.callers: unknown role 'surgeon'"),
+    ("overlapping aliases across tools", edit('"打卡" = "log_meal_checkin"', '"写回病历" = "log_meal_checkin"'), "overlaps an alias of"),
+    ("overlapping aliases after folding Traditional", edit('"打卡" = "log_meal_checkin"', '"寫回病歷" = "log_meal_checkin"'), "overlaps an alias of"),
+    ("alias naming another tool", edit('"打卡" = "log_meal_checkin"', '"打卡" = "award_badge"'), "names 'award_badge', not this tool"),
+    ("keyword in two intents", edit('keywords = ["随访",', 'keywords = ["化验单", "随访",'), "overlaps a keyword of lab_result"),
+    ("empty P0 list", edit("[p0]\nterms = [", "[p0]\nterms = []\nunused = ["), "p0.terms"),
+    ("empty staging family", re.sub(r"\[staging\]\nterms = \[.*?\]", "[staging]\nterms = []", SHIPPED, flags=re.S).encode(), "staging.terms"),
+    ("empty food list", re.sub(r"\[slots\]\nfoods = \[.*?\]\n", "[slots]\nfoods = []\n", SHIPPED, flags=re.S).encode(), "slots.foods"),
+    ("missing matrix cell", edit(', M13 = "R" }', " }", 1), "matrix.dispatcher: no cell for MCP M13"),
+    ("matrix cell of an unknown value", edit('dispatcher       = { M1 = "R",', 'dispatcher       = { M1 = "RW",'), "matrix.dispatcher.M1"),
+    ("safe phrase that is a P0 term", edit('safe_phrases = [\n  "减少尿蛋白",', 'safe_phrases = [\n  "无尿",'), "is itself a P0 term"),
+    ("safe phrase containing no P0 term", edit('safe_phrases = [\n  "减少尿蛋白",', 'safe_phrases = [\n  "多喝水",'), "suppresses nothing"),
+    ("intent bound to an unregistered MCP", edit('name = "report"\nmcp = "M10"', 'name = "report"\nmcp = "M99"'), "intents.report: unregistered MCP 'M99'"),
+    ("unknown key (a typo) is refused", edit('version = "', 'versoin = "x"\nversion = "'), "versoin"),
+    ("not TOML", b"version = [", "not valid TOML"),
+    ("not UTF-8", b"\xff\xfe", "not UTF-8"),
+]
+
+
+@pytest.mark.parametrize(("data", "message"), [r[1:] for r in REFUSALS], ids=[r[0] for r in REFUSALS])
+def test_refusal(data, message):
+    with pytest.raises(PolicyError) as info:
+        parse_policy(data)
+    assert any(message in problem for problem in info.value.problems), info.value.problems
+
+
+def test_missing_file_is_a_policy_error(tmp_path):
+    with pytest.raises(PolicyError, match="cannot read policy file"):
+        load_policy(tmp_path / "absent.toml")
