@@ -1,0 +1,69 @@
+"""The Starlette application: POST /mcp, /health and /ready, composed in one visible place."""
+
+from __future__ import annotations
+
+import gc
+from contextlib import asynccontextmanager
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from app.protocol.server import McpServer
+from app.router import Router
+
+from .endpoint import Limits, McpEndpoint
+from .guards import BearerGuard
+from .observe import Metrics, Observer
+
+
+def create_app(
+    router: Router,
+    tokens: list[bytes],
+    *,
+    origins: frozenset[str] = frozenset(),
+    max_body_bytes: int = 65_536,
+    body_timeout_seconds: float = 10.0,
+    metrics: Metrics | None = None,
+) -> Starlette:
+    observer = Observer(metrics)
+    endpoint = McpEndpoint(
+        McpServer(router),
+        BearerGuard(tokens),
+        frozenset(o.encode() for o in origins),
+        Limits(max_body_bytes, body_timeout_seconds),
+        observer,
+    )
+    ready = {"value": False}
+
+    async def health(request: Request) -> JSONResponse:
+        return JSONResponse({"status": "ok"})
+
+    async def readiness(request: Request) -> JSONResponse:
+        if ready["value"]:
+            return JSONResponse({"status": "ready", "policy_version": router.policy_version})
+        return JSONResponse({"status": "not_ready"}, status_code=503)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette):
+        # Everything allocated so far (policy, automaton, schemas) lives as long as the process:
+        # moving it out of the collector's generations keeps GC pauses off the request path.
+        gc.collect()
+        gc.freeze()
+        ready["value"] = True
+        observer.event("startup", policy_version=router.policy_version)
+        try:
+            yield
+        finally:
+            ready["value"] = False  # drain: orchestrators stop routing here first
+            observer.event("shutdown")
+
+    return Starlette(
+        routes=[
+            Route("/mcp", endpoint),
+            Route("/health", health, methods=["GET"]),
+            Route("/ready", readiness, methods=["GET"]),
+        ],
+        lifespan=lifespan,
+    )

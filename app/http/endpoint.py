@@ -1,0 +1,122 @@
+"""POST /mcp as a plain ASGI callable: guards in SPEC §5.1's order, then the protocol layer.
+
+A raw ASGI callable rather than a Starlette request handler: the endpoint reads the body itself,
+incrementally and with a deadline, which is how the size limit and the slow-body timeout are
+enforced without trusting Content-Length (uvicorn enforces neither).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+
+import orjson
+
+from app.protocol.server import McpServer, Reply
+
+from . import guards
+from .observe import Observer
+
+JSON = b"application/json"
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    max_body_bytes: int
+    body_timeout_seconds: float
+
+
+# Bodies of the HTTP-level refusals are constants: none of them depends on the request.
+_FORBIDDEN = orjson.dumps({"error": "forbidden", "message": "requests with an Origin header are not accepted"})
+_UNAUTHORIZED = orjson.dumps({"error": "unauthorized", "message": "a valid bearer token is required"})
+_UNSUPPORTED = orjson.dumps({"error": "unsupported_media_type", "message": "Content-Type must be application/json"})
+_TOO_LARGE = orjson.dumps({"error": "payload_too_large", "message": "the request body exceeds the size limit"})
+_TIMEOUT = orjson.dumps({"error": "request_timeout", "message": "the request body did not arrive in time"})
+_NOT_ALLOWED = orjson.dumps({"error": "method_not_allowed", "message": "only POST is served at /mcp"})
+
+STATUS_OF_KIND = {"ok": 200, "accepted": 202, "parse_error": 400, "invalid_request": 400}
+
+
+class _BodyTooLarge(Exception):
+    pass
+
+
+class _Disconnected(Exception):
+    pass
+
+
+class McpEndpoint:
+    def __init__(self, server: McpServer, bearer: guards.BearerGuard, origins: frozenset[bytes], limits: Limits, observer: Observer):
+        self.server = server
+        self.bearer = bearer
+        self.origins = origins
+        self.limits = limits
+        self.observer = observer
+
+    async def __call__(self, scope, receive, send) -> None:
+        started = time.perf_counter()
+        headers = scope["headers"]
+        rid = guards.request_id(headers)
+        status, body, reply, extra = await self._respond(scope, headers, receive)
+        response_headers = [(b"content-type", JSON), (b"x-request-id", rid.encode())]
+        response_headers.extend(extra)
+        payload = body or b""
+        response_headers.append((b"content-length", str(len(payload)).encode()))
+        await send({"type": "http.response.start", "status": status, "headers": response_headers})
+        await send({"type": "http.response.body", "body": payload})
+        self.observer.request(
+            rid,
+            method=reply.method if reply else None,
+            tool=reply.tool if reply else None,
+            status=status,
+            outcome=reply.outcome if reply else _OUTCOME[status],
+            seconds=time.perf_counter() - started,
+        )
+
+    async def _respond(self, scope, headers, receive) -> tuple[int, bytes | None, Reply | None, list]:
+        if scope["method"] != "POST":
+            return 405, _NOT_ALLOWED, None, [(b"allow", b"POST")]
+        if not guards.origin_allowed(headers, self.origins):
+            return 403, _FORBIDDEN, None, []
+        if not self.bearer.allows(headers):
+            return 401, _UNAUTHORIZED, None, [(b"www-authenticate", b'Bearer realm="a207-router-mcp"')]
+        if not guards.is_json(headers):
+            return 415, _UNSUPPORTED, None, []
+        declared = guards.declared_length(headers)
+        if declared is not None and declared > self.limits.max_body_bytes:
+            return 413, _TOO_LARGE, None, [(b"connection", b"close")]
+        try:
+            body = await asyncio.wait_for(self._read(receive), self.limits.body_timeout_seconds)
+        except _BodyTooLarge:
+            return 413, _TOO_LARGE, None, [(b"connection", b"close")]
+        except (asyncio.TimeoutError, _Disconnected):
+            return 408, _TIMEOUT, None, [(b"connection", b"close")]
+        reply = self.server.handle(body)
+        return STATUS_OF_KIND[reply.kind], reply.body, reply, []
+
+    async def _read(self, receive) -> bytes:
+        limit = self.limits.max_body_bytes
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                raise _Disconnected
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > limit:
+                raise _BodyTooLarge
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+_OUTCOME = {
+    405: "method_not_allowed",
+    403: "forbidden_origin",
+    401: "unauthorized",
+    415: "unsupported_media_type",
+    413: "payload_too_large",
+    408: "request_timeout",
+}

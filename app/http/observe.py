@@ -1,0 +1,74 @@
+"""Access logging and metrics: categories only.
+
+One JSON line per request on stdout with exactly ``event``, ``request_id``, ``method``, ``tool``,
+``duration_ms``, ``status`` and ``outcome``. Never arguments, text, slots, results, tokens,
+headers or the client's protocol version: the values logged are the request id (validated shape
+or generated), fixed method/tool names from our own registry, and outcome categories.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import structlog
+
+LOG_FIELDS = ("event", "request_id", "method", "tool", "duration_ms", "status", "outcome")
+
+
+def configure_logging(stream=None) -> None:
+    structlog.configure(
+        processors=[structlog.processors.JSONRenderer(sort_keys=False)],
+        logger_factory=structlog.PrintLoggerFactory(stream or sys.stdout),
+        wrapper_class=structlog.make_filtering_bound_logger(0),
+        cache_logger_on_first_use=True,
+    )
+
+
+class Metrics:
+    """Prometheus counters and a latency histogram by method / tool / outcome, on their own port."""
+
+    def __init__(self) -> None:
+        from prometheus_client import CollectorRegistry, Counter, Histogram
+
+        self.registry = CollectorRegistry()
+        self.requests = Counter(
+            "a207_router_requests", "MCP requests by method, tool and outcome category",
+            ["method", "tool", "outcome", "status"], registry=self.registry,
+        )
+        self.latency = Histogram(
+            "a207_router_request_duration_seconds", "MCP request latency by method",
+            ["method"], registry=self.registry,
+            buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0),
+        )
+
+    def serve(self, port: int, host: str) -> None:
+        from prometheus_client import start_http_server
+
+        start_http_server(port, addr=host, registry=self.registry)
+
+    def observe(self, method: str, tool: str, outcome: str, status: int, seconds: float) -> None:
+        self.requests.labels(method, tool, outcome, str(status)).inc()
+        self.latency.labels(method).observe(seconds)
+
+
+class Observer:
+    def __init__(self, metrics: Metrics | None = None):
+        self.log = structlog.get_logger("a207.access")
+        self.metrics = metrics
+
+    def request(self, request_id: str, *, method: str | None, tool: str | None, status: int, outcome: str, seconds: float) -> None:
+        self.log.info(
+            "request",
+            request_id=request_id,
+            method=method,
+            tool=tool,
+            duration_ms=round(seconds * 1000, 3),
+            status=status,
+            outcome=outcome,
+        )
+        if self.metrics is not None:
+            self.metrics.observe(method or "none", tool or "none", outcome, status, seconds)
+
+    def event(self, name: str, **categories: str | int) -> None:
+        """Lifecycle lines (startup, shutdown): fixed names and non-sensitive values only."""
+        self.log.info(name, **categories)

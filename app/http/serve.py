@@ -1,0 +1,51 @@
+"""``python -m app serve``: validate settings and policy, then listen (never the other way round)."""
+
+from __future__ import annotations
+
+import sys
+
+import uvicorn
+
+from .app import create_app
+from .observe import Metrics, configure_logging
+from .settings import ServiceSettings, SettingsError, load_settings
+
+
+def serve(host: str, port: int) -> int:
+    try:
+        settings = load_settings(ServiceSettings)
+        router = settings.router()
+    except SettingsError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    configure_logging()
+    metrics = None
+    if settings.metrics_port is not None:
+        metrics = Metrics()
+        metrics.serve(settings.metrics_port, host)
+    app = create_app(
+        router,
+        settings.tokens(),
+        origins=settings.origins(),
+        max_body_bytes=settings.mcp_max_body_bytes,
+        body_timeout_seconds=settings.request_timeout_seconds,
+        metrics=metrics,
+    )
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        loop="uvloop",
+        http="httptools",
+        lifespan="on",
+        access_log=False,
+        log_level="warning",
+        server_header=False,
+        proxy_headers=settings.proxy_headers,
+        forwarded_allow_ips=settings.forwarded_allow_ips,
+        timeout_graceful_shutdown=settings.shutdown_timeout_seconds,
+        timeout_keep_alive=5,
+    )
+    server = uvicorn.Server(config)
+    server.run()
+    return 0 if server.started else 1

@@ -1,0 +1,140 @@
+"""Settings from the environment (and an optional ``.env``), validated before anything listens.
+
+A refusal names the variable and the rule, never the value: a mistyped token must not end up in a
+deployment log.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from app.router import Limits, Policy, PolicyError, Router, load_policy
+
+ENV_PREFIX = "ROUTER_"
+MIN_TOKEN_CHARS = 32
+
+
+class SettingsError(ValueError):
+    """Bad configuration: ``problems`` are 'VARIABLE: rule' lines without values."""
+
+    def __init__(self, problems: list[str]):
+        self.problems = problems
+        super().__init__("invalid configuration:\n" + "\n".join(f"  - {p}" for p in problems))
+
+
+class RouterSettings(BaseSettings):
+    """What the decisions need: enough for `python -m app decide` without a server or token."""
+
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, env_file=".env", extra="ignore", frozen=True)
+
+    policy_file: str = ""
+    max_text_chars: int = Field(2000, ge=1, le=100_000)
+    min_confidence: float = Field(0.6, ge=0.0, le=1.0)
+    timezone: str = "Asia/Shanghai"
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError("is not a known IANA time zone") from None
+        return value
+
+    def limits(self) -> Limits:
+        return Limits(self.max_text_chars, self.min_confidence, self.timezone)
+
+    def load_policy(self) -> Policy:
+        try:
+            return load_policy(self.policy_file or None)
+        except PolicyError as exc:
+            raise SettingsError([f"{ENV_PREFIX}POLICY_FILE: {p}" for p in exc.problems]) from None
+
+
+class ServiceSettings(RouterSettings):
+    mcp_auth_token: SecretStr
+    mcp_auth_token_previous: SecretStr | None = None
+    mcp_scope_mode: Literal["all", "caller_allowlist"] = "all"
+    mcp_allowed_callers: str = ""
+    mcp_allowed_origins: str = ""
+    mcp_max_body_bytes: int = Field(65_536, ge=1_024, le=16 * 1024 * 1024)
+    request_timeout_seconds: float = Field(10.0, gt=0, le=300)
+    shutdown_timeout_seconds: int = Field(10, ge=1, le=300)
+    metrics_port: int | None = Field(None, ge=1, le=65_535)
+    proxy_headers: bool = False
+    forwarded_allow_ips: str = "127.0.0.1"
+
+    @field_validator("mcp_auth_token", "mcp_auth_token_previous", mode="before")
+    @classmethod
+    def _empty_is_unset(cls, value):
+        return None if value == "" else value
+
+    @field_validator("mcp_auth_token", "mcp_auth_token_previous")
+    @classmethod
+    def _strong_token(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is None:
+            return None
+        secret = value.get_secret_value()
+        if len(secret) < MIN_TOKEN_CHARS:
+            raise ValueError(f"must be at least {MIN_TOKEN_CHARS} characters")
+        if not all("\x21" <= ch <= "\x7e" for ch in secret):
+            raise ValueError("must be printable ASCII without whitespace")
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "ServiceSettings":
+        previous = self.mcp_auth_token_previous
+        if previous is not None and previous.get_secret_value() == self.mcp_auth_token.get_secret_value():
+            raise ValueError("ROUTER_MCP_AUTH_TOKEN_PREVIOUS: must differ from ROUTER_MCP_AUTH_TOKEN")
+        if self.mcp_scope_mode == "all" and self.callers():
+            raise ValueError("ROUTER_MCP_ALLOWED_CALLERS: must be empty when ROUTER_MCP_SCOPE_MODE=all")
+        if self.mcp_scope_mode == "caller_allowlist" and not self.callers():
+            raise ValueError("ROUTER_MCP_ALLOWED_CALLERS: must list at least one role in caller_allowlist mode")
+        return self
+
+    def callers(self) -> list[str]:
+        return [c.strip() for c in self.mcp_allowed_callers.split(",") if c.strip()]
+
+    def origins(self) -> frozenset[str]:
+        return frozenset(o.strip() for o in self.mcp_allowed_origins.split(",") if o.strip())
+
+    def tokens(self) -> list[bytes]:
+        tokens = [self.mcp_auth_token.get_secret_value().encode()]
+        if self.mcp_auth_token_previous is not None:
+            tokens.append(self.mcp_auth_token_previous.get_secret_value().encode())
+        return tokens
+
+    def scope(self, policy: Policy) -> frozenset[str] | None:
+        if self.mcp_scope_mode == "all":
+            return None
+        unknown = [c for c in self.callers() if c not in policy.roles]
+        if unknown:
+            raise SettingsError([f"ROUTER_MCP_ALLOWED_CALLERS: {len(unknown)} entr{'y is' if len(unknown) == 1 else 'ies are'} not a role of the policy"])
+        return frozenset(self.callers())
+
+    def router(self) -> Router:
+        policy = self.load_policy()
+        return Router(policy, self.limits(), self.scope(policy))
+
+
+def _describe(exc: ValidationError) -> list[str]:
+    problems = []
+    for error in exc.errors(include_input=False, include_url=False):
+        loc = error.get("loc") or ()
+        message = str(error.get("ctx", {}).get("error", "")) if error.get("type") == "value_error" else error.get("msg", "is invalid")
+        if loc:
+            problems.append(f"{ENV_PREFIX}{str(loc[0]).upper()}: {message or 'is invalid'}")
+        else:
+            problems.append(message)
+    return problems
+
+
+def load_settings(kind: type[RouterSettings] = RouterSettings, **overrides) -> RouterSettings:
+    try:
+        return kind(**overrides)
+    except ValidationError as exc:
+        raise SettingsError(_describe(exc)) from None

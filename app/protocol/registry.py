@@ -1,0 +1,94 @@
+"""The tool registry: the five router tools as MCP ``Tool`` descriptors.
+
+Schemas are generated from the router's own pydantic models, so the wire contract cannot drift
+from what the router validates and returns. Descriptions are written for a model deciding when to
+call each tool.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mcp.types as types
+
+from app.router import TOOLS
+
+# Fields that mcp 2.3.0 models carry for protocol revisions newer than 2025-06-18.
+NEWER_FIELDS = {"result_type", "ttl_ms", "cache_scope"}
+
+DESCRIPTIONS = {
+    "route_request": (
+        "One-call decision for a user message: call this first for every message before any sub-agent "
+        "touches a business MCP server. Give the message text, the role that would handle it and the "
+        "session's patient_id from the authenticated context. Returns status 'proceed' (call `mcp`), "
+        "'clarify' (ask the user for `missing_slots` / `ambiguous_slots`), 'denied' (do not call; "
+        "hand over to `delegate_to` if set), 'review' (rules could not decide: classify softly, then "
+        "call check_safety_gate again) or 'halt' (medical emergency: stop all business calls and "
+        "escalate). Text never overrides the session patient or the caller role."
+    ),
+    "check_safety_gate": (
+        "Decide whether `caller` may act on `intent` (user text, an intent name or a tool name) at "
+        "`target_mcp`. Applies, in order: P0 emergency red flags → input checks → MX-1 (CKD staging and "
+        "the clinical calculator are for doctor_assistant) → MX-2 (gamification is the child "
+        "companion's only; the child companion is kept off clinical servers) → MX-3 (write tools and "
+        "their allowed callers; push_to_emr requires human confirmation) → the role × MCP permission "
+        "matrix. Call it before every business MCP call, and again on any softly classified intent."
+    ),
+    "classify_intent": (
+        "Rule-based intent classification of a user message into one of 13 intents with its MCP, "
+        "confidence and extracted slots. 'emergency_red_flag' (fallback 'halt') means stop and escalate; "
+        "'unknown' (fallback 'llm') means no rule matched: you may classify softly, but the result must "
+        "pass check_safety_gate before anything runs."
+    ),
+    "check_permission": (
+        "Look up the role × MCP permission matrix for one concrete call: `action` is 'read', 'write' or "
+        "the tool name to be called. Registered write tools are decided by MX-3; unregistered "
+        "write-looking tool names are refused. Returns the raw cell (R, RL = limited view, R/W, -)."
+    ),
+    "extract_slots": (
+        "Extract structured slots from a message with regular expressions and dictionaries, never "
+        "guessing: patient ID, foods, lab analytes, dates (resolved against reference_date), numbers "
+        "with units, age, weight, height, time window, meal and food portions. Ambiguous values are "
+        "left empty and listed in `ambiguous`."
+    ),
+}
+
+TITLES = {
+    "route_request": "Route a message (one-call decision)",
+    "check_safety_gate": "Check the safety gate",
+    "classify_intent": "Classify intent",
+    "check_permission": "Check the permission matrix",
+    "extract_slots": "Extract slots",
+}
+
+# Order of tools/list: the one-call decision first, as the tool most agents need.
+ORDER = ("route_request", "check_safety_gate", "classify_intent", "check_permission", "extract_slots")
+
+
+def _schema(model, mode: str) -> dict[str, Any]:
+    schema = model.model_json_schema(mode=mode)
+    schema.pop("title", None)
+    if mode == "validation":
+        schema["additionalProperties"] = False
+    return schema
+
+
+def tool_descriptors() -> list[types.Tool]:
+    return [
+        types.Tool(
+            name=name,
+            title=TITLES[name],
+            description=DESCRIPTIONS[name],
+            input_schema=_schema(TOOLS[name].args, "validation"),
+            output_schema=_schema(TOOLS[name].result, "serialization"),
+            annotations=types.ToolAnnotations(
+                read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+            ),
+        )
+        for name in ORDER
+    ]
+
+
+def wire(model) -> dict[str, Any]:
+    """A 2025-06-18 wire dict of an ``mcp.types`` model: aliases, no Nones, no newer fields."""
+    return model.model_dump(by_alias=True, exclude_none=True, exclude=NEWER_FIELDS)
