@@ -71,7 +71,10 @@ def declared_length(headers: Headers) -> int | None:
     values = header_values(headers, b"content-length")
     if len(values) != 1 or not values[0].strip().isdigit():
         return None
-    return int(values[0])
+    digits = values[0].strip()
+    # int() refuses digit strings longer than sys.get_int_max_str_digits() (a ValueError, i.e. a
+    # 500): a length with more than 18 digits is over any limit anyway.
+    return int(digits) if len(digits) <= 18 else 10**18
 
 
 def request_id(headers: Headers) -> str:
