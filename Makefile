@@ -5,7 +5,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test install bench clean
+.PHONY: run test install system-tools bench clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -19,7 +19,10 @@ run: $(STAMP)
 	@$(PY) -m app dev-setup
 	$(PY) -m app serve --host 127.0.0.1 --port 8000
 
-test: $(STAMP)
+system-tools:
+	@bash scripts/ensure-system-tools.sh
+
+test: $(STAMP) system-tools
 	$(PY) -m pytest -n 2 -q $(PYTEST_ARGS)
 
 bench: $(STAMP)
