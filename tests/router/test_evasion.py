@@ -1,0 +1,104 @@
+"""P0 red-line robustness (SPEC §3.5, §4.0, §4.1, §4.2), one parametrized case per data line.
+
+* ``tests/data/p0_evasions.txt``: adversarial spellings of red flags (zero-width and bidi
+  characters, soft hyphens, full-width forms, fillers between the characters, Traditional script,
+  toneless pinyin, English whole words, negation, critical potassium values, prompt injection).
+  Every line MUST halt: ``classify_intent`` → ``emergency_red_flag`` and
+  ``check_safety_gate(line, "parent_assistant")`` → gate ``P0_EMERGENCY``.
+* ``tests/data/p0_benign.txt``: ordinary texts that contain pieces of red-line words (safe
+  phrases, clause punctuation, ASCII words containing a P0 word, potassium below 6.5 or in food).
+  None may halt.
+
+Lines starting with ``#`` and empty lines are comments. Files are split on ``\\n`` only: some lines
+carry U+2028 and other invisible characters on purpose, which ``str.splitlines`` would break.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+EVASIONS_FILE = DATA / "p0_evasions.txt"
+BENIGN_FILE = DATA / "p0_benign.txt"
+CALLER = "parent_assistant"
+
+
+def load(path: Path) -> list[tuple[int, str]]:
+    raw = path.read_bytes().decode("utf-8")
+    return [
+        (number, line)
+        for number, line in enumerate(raw.split("\n"), start=1)
+        if line.strip() and not line.startswith("#")
+    ]
+
+
+def case_id(number: int, line: str) -> str:
+    shown = ascii(line)[1:-1]
+    return f"L{number:03d}:{shown[:48]}{'…' if len(shown) > 48 else ''}"
+
+
+EVASIONS = load(EVASIONS_FILE)
+BENIGN = load(BENIGN_FILE)
+
+
+def halts(router, line: str) -> tuple[bool, bool, list[str]]:
+    c = router.classify_intent(line)
+    g = router.check_safety_gate(intent=line, caller=CALLER)
+    return c.intent == "emergency_red_flag", g.gate == "P0_EMERGENCY", list(g.matched_keywords)
+
+
+@pytest.mark.parametrize("line", [pytest.param(line, id=case_id(n, line)) for n, line in EVASIONS])
+def test_evasion_halts_at_p0(router, line):
+    c = router.classify_intent(line)
+    assert (c.intent, c.mcp, c.fallback, c.confidence) == ("emergency_red_flag", "a207-router-mcp", "halt", 1.0), c.matched_keywords
+    g = router.check_safety_gate(intent=line, caller=CALLER)
+    assert (g.allow, g.gate, g.reason_code) == (False, "P0_EMERGENCY", "p0_emergency")
+    assert g.matched_keywords
+
+
+@pytest.mark.parametrize("line", [pytest.param(line, id=case_id(n, line)) for n, line in BENIGN])
+def test_benign_does_not_halt(router, line):
+    c = router.classify_intent(line)
+    assert c.intent != "emergency_red_flag", c.matched_keywords
+    assert c.fallback != "halt"
+    g = router.check_safety_gate(intent=line, caller=CALLER)
+    assert g.gate != "P0_EMERGENCY", g.matched_keywords
+    assert g.reason_code != "p0_emergency"
+
+
+def test_data_files_keep_their_invisible_characters():
+    """An editor that silently drops U+200B & co. would turn the evasion file into plain text."""
+    text = EVASIONS_FILE.read_text(encoding="utf-8")
+    required = {
+        "\u200b": "ZERO WIDTH SPACE",
+        "\u200c": "ZERO WIDTH NON-JOINER",
+        "\u200d": "ZERO WIDTH JOINER",
+        "\u2060": "WORD JOINER",
+        "\ufeff": "BOM / ZERO WIDTH NO-BREAK SPACE",
+        "\u202e": "RIGHT-TO-LEFT OVERRIDE",
+        "\u00ad": "SOFT HYPHEN",
+        "\ufe0f": "VARIATION SELECTOR-16",
+        "\U000e0041": "TAG LATIN CAPITAL LETTER A",
+        "\u3000": "IDEOGRAPHIC SPACE",
+        "\uff23": "FULLWIDTH LATIN CAPITAL LETTER C",
+        "\uff16": "FULLWIDTH DIGIT SIX",
+    }
+    missing = [name for ch, name in required.items() if ch not in text]
+    assert missing == []
+
+
+def test_recall_and_false_positives(router, capsys):
+    assert len(EVASIONS) >= 100, "p0_evasions.txt must keep at least 100 cases"
+    assert len(BENIGN) >= 100, "p0_benign.txt must keep at least 100 cases"
+    missed = [(n, ascii(line)) for n, line in EVASIONS if not all(halts(router, line)[:2])]
+    false_pos = [(n, ascii(line)) for n, line in BENIGN if any(halts(router, line)[:2])]
+    recall = (len(EVASIONS) - len(missed)) / len(EVASIONS)
+    with capsys.disabled():
+        print(
+            f"\nP0 evasions: {len(EVASIONS) - len(missed)}/{len(EVASIONS)} halted (recall {recall:.0%}); "
+            f"benign: {len(false_pos)}/{len(BENIGN)} false positives"
+        )
+    assert missed == [], f"missed evasions: {missed}"
+    assert false_pos == [], f"false positives: {false_pos}"
