@@ -1,0 +1,574 @@
+#!/usr/bin/env python
+"""HTTP benchmark (issue 5): ours against the official SDK, a bare Starlette app and a raw ASGI floor.
+
+    .venv/bin/python bench/http_bench.py                 # full run, writes bench/RESULTS.md
+    .venv/bin/python bench/http_bench.py --quick         # 1 s warm-up, 3 s runs, one round
+    .venv/bin/python bench/http_bench.py --quick --only ours --duration 2 --warmup 1 --connections 4
+
+Servers, started one at a time on 127.0.0.1 and driven with the same request mix and headers:
+
+* ours — ``python -m app serve`` with production settings: bearer auth on (a token generated
+  here), the Origin guard, JSON access logging on (stdout to /dev/null), one uvicorn worker;
+* sdk  — bench/servers/sdk.py: mcp 2.3.0 ``MCPServer`` serving the five router functions,
+  ``streamable_http_app(stateless_http=True, json_response=True)``;
+* bare — bench/servers/bare.py: a Starlette ``POST /mcp`` around ``router.call``, no checks;
+* raw  — bench/servers/raw.py: a raw ASGI callable with orjson around ``router.call`` (the floor).
+
+All four run uvicorn with uvloop + httptools, one process. The server is pinned to one core and
+wrk to another (``taskset``) when the machine has two. The request bodies (all five tools via
+tools/call, Chinese text of 20–200 characters, every caller) are generated here into a Lua table
+that bench/mix.lua replays in the same order for every server.
+
+Before any load, every distinct body is sent once and must come back HTTP 200 with a JSON-RPC
+result that is not a tool error; during the load, bench/mix.lua counts non-2xx statuses and error
+bodies. A run with any bad response is flagged in every table (a failing server must not look
+fast). Besides req/s and wrk's latency percentiles, the tables give the server's CPU time per
+request (from /proc/PID/stat: robust on a shared machine where req/s is not) and its peak RSS
+(VmHWM from /proc/PID/status).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import http.client
+import importlib.metadata
+import json
+import os
+import platform
+import random
+import secrets
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH = ROOT / "bench"
+MIX_LUA = BENCH / "mix.lua"
+RESULTS = BENCH / "RESULTS.md"
+SERVERS = ("ours", "sdk", "bare", "raw")
+CALLERS = ("dispatcher", "doctor_assistant", "nutritionist", "parent_assistant", "child_companion", "risk_warning")
+MCPS = (
+    "a207-his-mcp", "a207-lis-mcp", "a207-ckd-clinical-calc-mcp", "a207-nutrition-assessment-mcp",
+    "a207-nutrition-calc-mcp", "a207-risk-rules-mcp", "a207-meal-plan-mcp", "a207-gamification-mcp",
+    "a207-notify-mcp", "a207-report-mcp", "a207-knowledge-mcp", "a207-followup-mcp", "a207-router-mcp",
+)
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+# ---------------------------------------------------------------------------------------------
+# The request mix
+# ---------------------------------------------------------------------------------------------
+
+CLAUSES = [
+    "孩子这两天胃口一般，晚饭只吃了半碗面条和几片黄瓜。",
+    "上周三复查的时候尿蛋白两个加号，医生说要注意蛋白质的摄入量。",
+    "早上喝了一杯牛奶，中午吃了米饭、西兰花和一点鸡胸肉，下午加餐吃了两片饼干。",
+    "最近三天每天喝水大概一千毫升，体重比上个月增加了1斤。",
+    "低钾的水果有哪些，苹果和梨是不是可以多吃一些？",
+    "化验单上血磷1.8，血钙2.3，甲状旁腺素有点高，需要调整饮食吗？",
+    "孩子8岁，身高125厘米，体重25公斤，在学校中午吃食堂。",
+    "帮我看一下最近一个月的化验结果，肌酐和尿素氮有没有变化。",
+    "请帮忙排一周食谱，三餐怎么安排比较好。",
+    "香蕉含钾多少，一根香蕉能不能吃？",
+    "下次复诊时间是什么时候，需要预约门诊吗？",
+    "帮我生成这个月的营养报告，导出给医生看。",
+    "今天的饮食打卡完成了，可以领勋章吗？",
+    "慢性肾病的孩子为什么要限制蛋白质，有什么注意事项？",
+    "做一下营养评估，看看最近饮食记录里的摄入量够不够。",
+    "评估一下这个孩子的风险等级，有没有恶化风险。",
+    "这个孩子CKD几期了，帮我算一下eGFR。",
+    "请把今天的医嘱写回病历。",
+    "通知家长明天来复查。",
+    "孩子昨晚开始抽搐，现在叫不醒。",  # P0: the mix has emergencies too
+    "血钾6.8怎么办？",  # P0 critical value
+    "請問孩子最近的檢驗結果怎麼樣？",  # Traditional script
+]
+INTENT_NAMES = ("lab_result", "meal_plan", "nutrition_calc", "report", "knowledge", "gamification", "followup")
+WRITE_TOOLS = ("upsert_lab_result", "upsert_food_diary", "push_to_emr", "notify_parent", "award_badge", "delete_record")
+
+
+def _text(rng: random.Random) -> str:
+    """Chinese text of 20–200 characters, built from whole clauses (cut at 200)."""
+    target = rng.randint(20, 200)
+    parts: list[str] = []
+    while sum(map(len, parts)) < target:
+        parts.append(rng.choice(CLAUSES))
+    text = "".join(parts)
+    return text[:200] if len(text) > 200 else text
+
+
+def request_mix(size: int, seed: int = 5) -> list[dict[str, Any]]:
+    """``size`` JSON-RPC tools/call requests; route_request weighs most, as it does in production."""
+    rng = random.Random(seed)
+    weights = {"route_request": 4, "check_safety_gate": 2, "classify_intent": 1, "check_permission": 2, "extract_slots": 1}
+    tools = [t for t, w in weights.items() for _ in range(w)]
+    mix = []
+    for i in range(size):
+        tool = tools[i % len(tools)]
+        caller = rng.choice(CALLERS)
+        if tool == "route_request":
+            args: dict[str, Any] = {"text": _text(rng), "caller": caller}
+            if rng.random() < 0.7:
+                args["patient_id"] = f"P{rng.randint(1, 40):04d}"
+            if rng.random() < 0.5:
+                args["reference_date"] = "2026-03-10"
+        elif tool == "check_safety_gate":
+            kind = rng.random()
+            intent = _text(rng) if kind < 0.6 else rng.choice(INTENT_NAMES if kind < 0.8 else WRITE_TOOLS)
+            args = {"intent": intent, "caller": caller}
+            if rng.random() < 0.5:
+                args["target_mcp"] = rng.choice(MCPS)
+        elif tool == "classify_intent":
+            args = {"text": _text(rng)}
+        elif tool == "check_permission":
+            args = {"caller": caller, "mcp": rng.choice(MCPS), "action": rng.choice(("read", "write") + WRITE_TOOLS)}
+        else:
+            args = {"text": _text(rng)}
+            if rng.random() < 0.5:
+                args["reference_date"] = "2026-03-10"
+        mix.append({"jsonrpc": "2.0", "id": i + 1, "method": "tools/call", "params": {"name": tool, "arguments": args}})
+    return mix
+
+
+def _lua_string(data: bytes) -> str:
+    """A Lua string literal for any bytes: three-digit decimal escapes (so a following digit is never
+    read as part of one); Lua strings are 8-bit clean."""
+    out = []
+    for b in data:
+        if b in (0x22, 0x5C) or b < 0x20 or b > 0x7E:
+            out.append(f"\\{b:03d}")
+        else:
+            out.append(chr(b))
+    return '"' + "".join(out) + '"'
+
+
+def write_lua_bodies(bodies: list[bytes], path: Path) -> None:
+    path.write_text("return {\n" + "".join(f"  {_lua_string(b)},\n" for b in bodies) + "}\n", encoding="ascii")
+
+
+# ---------------------------------------------------------------------------------------------
+# Servers
+# ---------------------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def pin(core: str | None) -> list[str]:
+    return ["taskset", "-c", core] if core is not None else []
+
+
+@dataclass
+class Server:
+    name: str
+    port: int
+    token: str
+    core: str | None
+    workdir: Path
+    proc: subprocess.Popen | None = None
+    log_path: Path | None = None
+
+    def command(self) -> list[str]:
+        py = sys.executable
+        if self.name == "ours":
+            return pin(self.core) + [py, "-m", "app", "serve", "--host", "127.0.0.1", "--port", str(self.port)]
+        return pin(self.core) + [py, str(BENCH / "servers" / f"{self.name}.py"), "--port", str(self.port)]
+
+    def start(self) -> None:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("ROUTER_")}
+        env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        env["PYTHONUNBUFFERED"] = "0"
+        if self.name == "ours":
+            env["ROUTER_MCP_AUTH_TOKEN"] = self.token
+        self.log_path = self.workdir / f"{self.name}-{self.port}.stderr"
+        # Ours logs one JSON line per request on stdout: production logging, written to /dev/null.
+        self.proc = subprocess.Popen(
+            self.command(),
+            cwd=self.workdir,  # no stray .env is picked up
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=self.log_path.open("wb"),
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"{self.name} exited with {self.proc.returncode}: {self.log_tail()}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
+                    return
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError(f"{self.name} did not listen within 60 s: {self.log_tail()}")
+
+    def log_tail(self) -> str:
+        if self.log_path and self.log_path.exists():
+            return self.log_path.read_text(errors="replace")[-2000:]
+        return ""
+
+    def stop(self) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=5)
+
+    def cpu_seconds(self) -> float:
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / CLK_TCK  # utime + stime
+
+    def memory_kib(self) -> dict[str, int]:
+        out = {}
+        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+            key, _, value = line.partition(":")
+            if key in ("VmHWM", "VmRSS"):
+                out[key] = int(value.split()[0])
+        return out
+
+
+HEADERS = {
+    "Content-Type": "application/json",
+    "Accept": "application/json, text/event-stream",
+    "MCP-Protocol-Version": "2025-06-18",
+}
+
+
+def post(port: int, token: str, body: bytes) -> tuple[int, bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        conn.request("POST", "/mcp", body, {**HEADERS, "Authorization": f"Bearer {token}"})
+        response = conn.getresponse()
+        return response.status, response.read()
+    finally:
+        conn.close()
+
+
+def verify(server: Server, bodies: list[bytes]) -> dict[str, Any]:
+    """Every body once: HTTP 200 and a JSON-RPC result that is not a tool error. Returns the
+    structured results by request id, to compare the servers' answers."""
+    answers: dict[int, Any] = {}
+    for body in bodies:
+        status, payload = post(server.port, server.token, body)
+        try:
+            message = json.loads(payload)
+        except ValueError:
+            message = None
+        ok = status == 200 and isinstance(message, dict) and isinstance(message.get("result"), dict)
+        if not ok or message["result"].get("isError"):
+            raise RuntimeError(
+                f"{server.name} answered {status} {payload[:300]!r} to {body[:200]!r}\n{server.log_tail()}"
+            )
+        answers[message["id"]] = message["result"].get("structuredContent")
+    return answers
+
+
+def _without_version(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_version(v) for k, v in value.items() if k != "policy_version"}
+    if isinstance(value, list):
+        return [_without_version(v) for v in value]
+    return value
+
+
+# ---------------------------------------------------------------------------------------------
+# Load
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    server: str
+    round: int
+    connections: int
+    rps: float = 0.0
+    p50_ms: float = 0.0
+    p99_ms: float = 0.0
+    max_ms: float = 0.0
+    requests: int = 0
+    bad: int = 0
+    socket_errors: int = 0
+    cpu_us_per_req: float = 0.0
+    hwm_mib: float = 0.0
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def clean(self) -> bool:
+        return self.bad == 0 and self.socket_errors == 0 and self.requests > 0
+
+
+def wrk(port: int, token: str, bodies_lua: Path, connections: int, seconds: float, core: str | None) -> dict[str, Any]:
+    cmd = pin(core) + [
+        "wrk", "-t1", f"-c{connections}", f"-d{max(1, round(seconds))}s", "--latency", "--timeout", "10s",
+        "-s", str(MIX_LUA), f"http://127.0.0.1:{port}/mcp", "--", str(bodies_lua), token,
+    ]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 60)
+    if done.returncode != 0:
+        raise RuntimeError(f"wrk failed ({done.returncode}): {done.stderr[-1000:]}")
+    for line in done.stdout.splitlines():
+        if line.startswith("BENCH_JSON "):
+            data = json.loads(line[len("BENCH_JSON "):])
+            data["stdout"] = done.stdout
+            return data
+    raise RuntimeError(f"wrk printed no BENCH_JSON line:\n{done.stdout}\n{done.stderr}")
+
+
+def measure(server: Server, round_no: int, connections: int, args, bodies_lua: Path, load_core: str | None) -> Run:
+    if args.warmup > 0:
+        wrk(server.port, server.token, bodies_lua, connections, args.warmup, load_core)
+    cpu0 = server.cpu_seconds()
+    data = wrk(server.port, server.token, bodies_lua, connections, args.duration, load_core)
+    cpu = server.cpu_seconds() - cpu0
+    lat = data["latency_us"]
+    e = data["errors"]
+    run = Run(
+        server=server.name,
+        round=round_no,
+        connections=connections,
+        rps=data["requests"] / (data["duration_us"] / 1e6),
+        p50_ms=lat["p50"] / 1000,
+        p99_ms=lat["p99"] / 1000,
+        max_ms=lat["max"] / 1000,
+        requests=data["requests"],
+        bad=data["bad_status"] + data["bad_body"] + e["status"],
+        socket_errors=e["connect"] + e["read"] + e["write"] + e["timeout"],
+        cpu_us_per_req=cpu / data["requests"] * 1e6 if data["requests"] else 0.0,
+        raw={k: v for k, v in data.items() if k != "stdout"},
+    )
+    return run
+
+
+# ---------------------------------------------------------------------------------------------
+# Report
+# ---------------------------------------------------------------------------------------------
+
+
+def versions() -> dict[str, str]:
+    out = {"python": platform.python_version()}
+    for dist in ("uvicorn", "starlette", "mcp", "pydantic", "orjson", "uvloop", "httptools"):
+        try:
+            out[dist] = importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            out[dist] = "-"
+    try:
+        out["wrk"] = subprocess.run(["wrk", "-v"], capture_output=True, text=True).stdout.split("\n")[0].split(" [")[0]
+    except OSError:
+        out["wrk"] = "-"
+    return out
+
+
+def ratio(a: Run | None, b: Run | None) -> str:
+    if a is None or b is None or not b.rps:
+        return "-"
+    flag = "" if a.clean and b.clean else " (!)"
+    return f"{a.rps / b.rps:.2f}×{flag}"
+
+
+def tables(runs: list[Run], servers: list[str], connections: list[int], rounds: int) -> str:
+    lines = []
+    for c in connections:
+        lines.append(f"### c={c}\n")
+        lines.append("| round | server | req/s | p50 ms | p99 ms | max ms | CPU µs/req | peak RSS MiB | requests | bad |")
+        lines.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for r in range(1, rounds + 1):
+            for s in servers:
+                run = next((x for x in runs if x.server == s and x.round == r and x.connections == c), None)
+                if run is None:
+                    continue
+                bad = f"{run.bad + run.socket_errors}" + ("" if run.clean else " ⚠")
+                lines.append(
+                    f"| {r} | {s} | {run.rps:,.0f} | {run.p50_ms:.2f} | {run.p99_ms:.2f} | {run.max_ms:.1f} | "
+                    f"{run.cpu_us_per_req:,.0f} | {run.hwm_mib:.1f} | {run.requests:,} | {bad} |"
+                )
+        if "ours" in servers and len(servers) > 1:
+            lines.append("")
+            others = [s for s in servers if s != "ours"]
+            lines.append("| round | " + " | ".join(f"ours/{s} req/s" for s in others) + " | "
+                         + " | ".join(f"ours/{s} CPU/req" for s in others) + " |")
+            lines.append("|---|" + "---:|" * (2 * len(others)))
+            for r in range(1, rounds + 1):
+                get = {s: next((x for x in runs if x.server == s and x.round == r and x.connections == c), None) for s in servers}
+                cpu = []
+                for s in others:
+                    a, b = get["ours"], get[s]
+                    # Throughput ratio on the CPU side: how many of the other's requests one of ours costs.
+                    cpu.append(f"{b.cpu_us_per_req / a.cpu_us_per_req:.2f}×" if a and b and a.cpu_us_per_req else "-")
+                lines.append(f"| {r} | " + " | ".join(ratio(get["ours"], get[s]) for s in others) + " | " + " | ".join(cpu) + " |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def targets(runs: list[Run]) -> list[str]:
+    c32 = [r for r in runs if r.connections == 32]
+    out = []
+
+    def median(server: str, attr: str) -> float | None:
+        values = [getattr(r, attr) for r in c32 if r.server == server]
+        return statistics.median(values) if values else None
+
+    ours_rps, bare_rps, sdk_rps = median("ours", "rps"), median("bare", "rps"), median("sdk", "rps")
+    if ours_rps and bare_rps:
+        v = ours_rps / bare_rps
+        out.append(f"[{'PASS' if v >= 0.6 else 'FAIL'}] ours ≥ 0.6× bare at c=32: {v:.2f}× (median of rounds)")
+    if ours_rps and sdk_rps:
+        v = ours_rps / sdk_rps
+        out.append(f"[{'PASS' if v >= 4 else 'FAIL'}] ours ≥ 4× sdk at c=32: {v:.2f}× (median of rounds)")
+    p99 = median("ours", "p99_ms")
+    if p99 is not None:
+        out.append(f"[{'PASS' if p99 <= 5 else 'FAIL'}] ours p99 ≤ 5 ms at c=32: {p99:.2f} ms (median of rounds)")
+    hwm = [r.hwm_mib for r in runs if r.server == "ours"]
+    if hwm:
+        out.append(f"[{'PASS' if max(hwm) <= 60 else 'FAIL'}] ours peak RSS ≤ 60 MiB: {max(hwm):.1f} MiB (max of rounds)")
+    if any(not r.clean for r in runs):
+        out.append("[WARN] some runs had bad responses or socket errors (marked ⚠): their req/s do not count")
+    return out
+
+
+def write_results(path: Path, meta: dict[str, Any], body: str, verdicts: list[str]) -> None:
+    v = meta["versions"]
+    text = f"""# HTTP benchmark results
+
+Generated by `bench/http_bench.py` — do not edit by hand; rerun it.
+
+* date: {meta['date']}
+* command: `{meta['command']}`
+* versions: python {v['python']}, uvicorn {v['uvicorn']}, starlette {v['starlette']}, mcp {v['mcp']},
+  pydantic {v['pydantic']}, orjson {v['orjson']}, uvloop {v['uvloop']}, httptools {v['httptools']}, {v['wrk']}
+* machine: {meta['machine']}; server on core {meta['server_core']}, wrk on core {meta['load_core']};
+  load average before / after: {meta['load_before']} / {meta['load_after']}
+* mix: {meta['mix_size']} tools/call bodies (route_request 40 %, check_safety_gate 20 %, check_permission 20 %,
+  classify_intent 10 %, extract_slots 10 %; text 20–200 characters; six callers; some P0 and Traditional
+  texts), replayed in the same order for every server; every body verified (HTTP 200, JSON-RPC result, no
+  tool error) on every server before load
+* per server start: warm-up {meta['warmup']} s then {meta['duration']} s measured at each concurrency, one wrk thread;
+  rounds: {meta['rounds']} (servers alternated: {' '.join(meta['servers'])} …)
+* CPU µs/req: the server process's user+system CPU time over the measured run divided by its requests —
+  less sensitive to a shared machine than req/s. Peak RSS: VmHWM of the server process after its runs.
+
+## Targets (c=32)
+
+{chr(10).join('* ' + x for x in verdicts)}
+
+## Tables
+
+{body}
+"""
+    path.write_text(text, encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="1 s warm-up, 3 s runs, one round")
+    parser.add_argument("--only", default=None, help="comma-separated servers among " + ",".join(SERVERS))
+    parser.add_argument("--duration", type=float, default=None, help="measured seconds per run (default 10, quick 3)")
+    parser.add_argument("--warmup", type=float, default=None, help="warm-up seconds per run (default 3, quick 1)")
+    parser.add_argument("--rounds", type=int, default=None, help="alternations of the servers (default 2, quick 1)")
+    parser.add_argument("--connections", default="1,32", help="comma-separated wrk concurrencies (default 1,32)")
+    parser.add_argument("--mix-size", type=int, default=400, help="distinct request bodies in the mix")
+    parser.add_argument("--cores", default="0,1", help="server core, wrk core (default 0,1; 'none' to not pin)")
+    parser.add_argument("--results", default=None,
+                        help="markdown output (default bench/RESULTS.md on a full run of all servers; "
+                             "nothing on --quick / --only unless given)")
+    parser.add_argument("--json", default=None, help="also write every run's figures as JSON to this file")
+    args = parser.parse_args(argv)
+    args.duration = args.duration if args.duration is not None else (3.0 if args.quick else 10.0)
+    args.warmup = args.warmup if args.warmup is not None else (1.0 if args.quick else 3.0)
+    rounds = args.rounds or (1 if args.quick else 2)
+    servers = [s.strip() for s in args.only.split(",")] if args.only else list(SERVERS)
+    unknown = [s for s in servers if s not in SERVERS]
+    if unknown:
+        parser.error(f"unknown server(s): {', '.join(unknown)}")
+    connections = [int(c) for c in args.connections.split(",")]
+
+    if shutil.which("wrk") is None:
+        print("wrk is not installed (Debian/Ubuntu: apt-get install -y wrk)", file=sys.stderr)
+        return 2
+    server_core = load_core = None
+    if args.cores != "none" and shutil.which("taskset") and (os.cpu_count() or 1) >= 2:
+        server_core, load_core = args.cores.split(",")
+
+    token = secrets.token_urlsafe(36)  # 48 characters, generated per run, never printed
+    mix = request_mix(args.mix_size)
+    bodies = [json.dumps(m, ensure_ascii=False, separators=(",", ":")).encode() for m in mix]
+    meta = {
+        "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "command": " ".join(["python", "bench/http_bench.py", *(argv if argv is not None else sys.argv[1:])]),
+        "versions": versions(),
+        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, {platform.system()} {platform.release()}",
+        "server_core": server_core or "any",
+        "load_core": load_core or "any",
+        "load_before": " ".join(f"{x:.2f}" for x in os.getloadavg()),
+        "mix_size": len(bodies),
+        "warmup": args.warmup,
+        "duration": args.duration,
+        "rounds": rounds,
+        "servers": servers,
+    }
+    print(f"http_bench: servers {', '.join(servers)}; c={args.connections}; warm-up {args.warmup} s, "
+          f"{args.duration} s runs, {rounds} round(s); server core {meta['server_core']}, wrk core {meta['load_core']}")
+
+    runs: list[Run] = []
+    answers: dict[str, dict[int, Any]] = {}
+    with tempfile.TemporaryDirectory(prefix="http_bench_") as tmp:
+        workdir = Path(tmp)
+        bodies_lua = workdir / "bodies.lua"
+        write_lua_bodies(bodies, bodies_lua)
+        for round_no in range(1, rounds + 1):
+            for name in servers:
+                server = Server(name, free_port(), token, server_core, workdir)
+                try:
+                    server.start()
+                    got = verify(server, bodies)
+                    answers.setdefault(name, got)
+                    for c in connections:
+                        run = measure(server, round_no, c, args, bodies_lua, load_core)
+                        runs.append(run)
+                    hwm = server.memory_kib().get("VmHWM", 0) / 1024
+                    for run in runs:
+                        if run.server == name and run.round == round_no:
+                            run.hwm_mib = hwm
+                            print(f"  round {round_no} {name:<5} c={run.connections:<3} {run.rps:>9,.0f} req/s  "
+                                  f"p50 {run.p50_ms:6.2f} ms  p99 {run.p99_ms:6.2f} ms  "
+                                  f"CPU {run.cpu_us_per_req:6,.0f} µs/req  peak RSS {hwm:5.1f} MiB  "
+                                  f"bad {run.bad + run.socket_errors}{'' if run.clean else '  ⚠ NOT CLEAN'}",
+                                  flush=True)
+                finally:
+                    server.stop()
+
+    meta["load_after"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    # The servers share one router: their structured answers should be the same.
+    if "ours" in answers:
+        for name, got in answers.items():
+            differ = [i for i in got if _without_version(got[i]) != _without_version(answers["ours"].get(i))]
+            if differ:
+                print(f"  note: {name} answered {len(differ)}/{len(got)} bodies differently from ours "
+                      f"(structuredContent), e.g. id {differ[0]}")
+    body = tables(runs, servers, connections, rounds)
+    verdicts = targets(runs)
+    print()
+    print(body)
+    print("\n".join(verdicts))
+    results = Path(args.results) if args.results else (RESULTS if not args.quick and not args.only else None)
+    if results is not None:
+        write_results(results, meta, body, verdicts)
+        print(f"\nwrote {results}")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"meta": meta, "runs": [r.__dict__ for r in runs]}, indent=2, ensure_ascii=False))
+    return 0 if all(r.clean for r in runs) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
