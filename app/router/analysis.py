@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from . import numerals
 from .lexicon import Hit, Hits
 from .policy import Policy, WriteTool
 from .text import TextViews, views
@@ -56,14 +57,35 @@ def _terms(first: list[Hit], second: list[Hit]) -> list[str]:
     return list(dict.fromkeys([h.term for h in first] + [h.term for h in second]))
 
 
+# A number in Arabic digits or a Chinese numeral (七点二), and whatever unit-like text follows it.
+_NUMBER = re.compile(
+    rf"(?<![a-z0-9.])(\d+(?:\.\d+)?|[{numerals.CHARS}]+)(?![\d.])\s*([a-zμµ/%]+|[个克毫升碗片杯斤天岁次年月日号周]+)?"
+)
+_CLAUSE_END = re.compile("[，。！？；,!?;]")
+
+
 def _critical_values(policy: Policy, text: str) -> list[str]:
+    """Each analyte word, then the rest of its clause within the rule's window: any number there at
+    or above the threshold, unit absent or allowed, is a critical value (血钾从5.0升到6.9 halts)."""
     found: list[str] = []
     for rule in policy.critical_values:
-        for match in rule.pattern.finditer(text):
-            number, unit = match.group(1), match.group(2)
-            if float(number) >= rule.threshold and (unit is None or unit in rule.units):
-                found.append(match.group(0).strip())
-    return found
+        for word in rule.words.finditer(text):
+            limit = word.end() + rule.window
+            # A clause break right after the word (血钾，6.8 / 血钾：6.8) still belongs to it.
+            cut = _CLAUSE_END.search(text, word.end() + 1, limit)
+            if cut:
+                limit = cut.start()
+            for number in _NUMBER.finditer(text, word.end()):
+                if number.start() >= limit:
+                    break
+                value = numerals.parse_number(number.group(1))
+                unit = number.group(2)
+                if value is None or (unit and unit not in rule.units):
+                    continue
+                if rule.threshold <= value <= rule.plausible_max:
+                    found.append(text[word.start() : number.end()].rstrip())
+                    break
+    return list(dict.fromkeys(found))
 
 
 def lookup_write_tool(policy: Policy, name: str) -> WriteTool | None:

@@ -4,6 +4,10 @@ A ``Router`` is immutable: a compiled policy, the limits the operator chose and 
 scope. Every method is a pure function of its arguments and that state (plus today's date, only
 when a relative date has no ``reference_date``). ``call`` is the single entry for untrusted
 arguments: it validates them with the same models that generate the MCP schemas.
+
+Results are built with ``model_construct``: their values come from this module, not from a
+caller, so validating them again would cost a third of a route_request for nothing. The tests
+re-validate every result shape (tests/router/test_route.py, tests/http/test_tools.py).
 """
 
 from __future__ import annotations
@@ -130,14 +134,14 @@ class Router:
         result = classify(self.policy, analysis)
         slots = self._extract(analysis, self._today())
         best = result.best
-        return ClassifyResult(
+        return ClassifyResult.model_construct(
             intent=result.intent_name,
             mcp=result.mcp,
             slots=slots,
             confidence=result.confidence,
             allowed_callers=list(best.intent.allowed_callers) if best else [],
             matched_keywords=list(best.keywords) if best else [],
-            candidates=[Candidate(intent=s.intent.name, mcp=s.intent.mcp, score=s.score) for s in result.ranked],
+            candidates=[Candidate.model_construct(intent=s.intent.name, mcp=s.intent.mcp, score=s.score) for s in result.ranked],
             fallback="halt" if result.emergency else ("llm" if best is None else None),
             note=result.note(),
             policy_version=self.policy_version,
@@ -145,7 +149,7 @@ class Router:
 
     def check_permission(self, caller: str, mcp: str, action: str = "read") -> PermissionResult:
         verdict, resolved_action, cell = permission(self.policy, self.scope, caller, mcp, action)
-        return PermissionResult(
+        return PermissionResult.model_construct(
             allow=verdict.allow,
             access=cell,
             resolved_action=resolved_action,
@@ -226,7 +230,7 @@ class Router:
         return date.fromisoformat(reference_date)
 
     def _gate_result(self, verdict: Verdict, resolution: Resolution) -> GateResult:
-        return GateResult(
+        return GateResult.model_construct(
             allow=verdict.allow,
             reason=verdict.reason,
             reason_code=verdict.reason_code,
@@ -267,7 +271,7 @@ class _Route:
         requires_confirmation: bool = False,
         limited_view: bool = False,
     ) -> RouteResult:
-        return RouteResult(
+        return RouteResult.model_construct(
             status=status,
             intent=self.result.intent_name,
             mcp=self.mcp,

@@ -13,8 +13,7 @@ starts or ends with an ASCII letter matches only where no ASCII letter touches i
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Iterable, NamedTuple
 
 import ahocorasick
 
@@ -23,8 +22,7 @@ def _is_ascii_letter(ch: str) -> bool:
     return ("a" <= ch <= "z") or ("A" <= ch <= "Z")
 
 
-@dataclass(frozen=True, slots=True)
-class Hit:
+class Hit(NamedTuple):
     start: int
     end: int  # exclusive
     term: str
@@ -32,28 +30,35 @@ class Hit:
 
 
 class Hits:
-    """The occurrences found in one view, grouped; ``group`` applies longest-match-wins."""
+    """The occurrences found in one view; ``group`` applies longest-match-wins, once per group."""
 
-    __slots__ = ("_by_group",)
+    __slots__ = ("_raw", "_groups")
 
-    def __init__(self, by_group: dict[str, list[Hit]]):
-        self._by_group = by_group
+    def __init__(self, raw: list[tuple[int, int, str, tuple]]):
+        self._raw = raw  # (start, end, term, ((group, payload), …)) in the automaton's order
+        self._groups: dict[str, list[Hit]] = {}
 
     def group(self, name: str) -> list[Hit]:
-        hits = self._by_group.get(name)
-        if not hits:
-            return []
-        if len(hits) == 1:
-            return hits
-        return [h for h in hits if not any(_contains(o, h) for o in hits)]
+        found = self._groups.get(name)
+        if found is None:
+            found = self._groups[name] = _longest(
+                [Hit(start, end, term, payload) for start, end, term, owners in self._raw for group, payload in owners if group == name]
+            )
+        return found
 
 
-def _contains(outer: Hit, inner: Hit) -> bool:
-    return (
-        outer.start <= inner.start
-        and inner.end <= outer.end
-        and (outer.end - outer.start) > (inner.end - inner.start)
-    )
+def _longest(hits: list[Hit]) -> list[Hit]:
+    """Drop every hit that a longer hit contains, in one sweep over (start, -end) order: a hit is
+    contained exactly when an earlier-starting (or same-start, longer) hit already reached its end."""
+    if len(hits) < 2:
+        return hits
+    kept: list[Hit] = []
+    reach = -1
+    for hit in sorted(hits, key=lambda h: (h.start, -h.end)):
+        if hit.end > reach:
+            kept.append(hit)
+            reach = hit.end
+    return kept
 
 
 class Lexicon:
@@ -76,9 +81,9 @@ class Lexicon:
         self.size = len(entries)
 
     def scan(self, view: str) -> Hits:
-        by_group: dict[str, list[Hit]] = defaultdict(list)
         if self._automaton is None or not view:
-            return Hits(by_group)
+            return Hits([])
+        raw = []
         last = len(view) - 1
         for end, (term, length, ascii_head, ascii_tail, owners) in self._automaton.iter(view):
             start = end - length + 1
@@ -86,6 +91,5 @@ class Lexicon:
                 continue
             if ascii_tail and end < last and _is_ascii_letter(view[end + 1]):
                 continue
-            for group, payload in owners:
-                by_group[group].append(Hit(start, end + 1, term, payload))
-        return Hits(by_group)
+            raw.append((start, end + 1, term, owners))
+        return Hits(raw)
