@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from .analysis import Analysis, WriteRef, is_write_looking, lookup_write_tool
 from .classify import classify
 from .policy import Policy
+from .text import fold
 
 _IDENTIFIER = re.compile(r"[a-z][a-z0-9_]*")
 
@@ -164,7 +165,7 @@ def decide_cell(policy: Policy, caller: str, target: str, write: bool, matched: 
 
 def permission(policy: Policy, scope: frozenset[str] | None, caller: str, mcp: str, action: str) -> tuple[Verdict, str, str | None]:
     """check_permission's decision: (verdict, resolved_action, raw cell or None)."""
-    name = action.strip().lower()
+    name = fold(action).strip()  # same normalization as text: ｐｕｓｈ＿ｔｏ＿ｅｍｒ and push\u200b_to_emr are writes
     tool = None if name in ("read", "write", "") else lookup_write_tool(policy, name)
     write_like = name == "write" or tool is not None or (name not in ("read", "") and is_write_looking(policy, name))
     resolved_action = "write" if write_like else "read"

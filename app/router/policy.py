@@ -82,8 +82,9 @@ class CriticalValueEntry(_Strict):
     analyte: NonEmpty
     words: Terms
     threshold: Annotated[float, Field(gt=0)]
+    plausible_max: Annotated[float, Field(gt=0)]
     units: Terms
-    connectors: Terms
+    window: Annotated[int, Field(ge=1, le=40)]
 
 
 class P0Entry(_Strict):
@@ -174,8 +175,10 @@ class SlotsPolicy:
 class CriticalValue:
     analyte: str
     threshold: float
+    plausible_max: float
     units: frozenset[str]
-    pattern: re.Pattern[str]
+    window: int
+    words: re.Pattern[str]  # the analyte's words, ASCII ones as whole words
 
 
 @dataclass(frozen=True, slots=True)
@@ -329,6 +332,9 @@ def _cross_check(spec: PolicyFile) -> list[str]:
             problems.append(f"p0.safe_phrases: {phrase!r} is itself a P0 term")
         elif not any(term in key for term in folded_terms):
             problems.append(f"p0.safe_phrases: {phrase!r} contains no P0 term, so it suppresses nothing")
+    for rule in spec.p0.critical_values:
+        if rule.plausible_max <= rule.threshold:
+            problems.append(f"p0.critical_values.{rule.analyte}: plausible_max must be above threshold")
     _duplicates(problems, "staging.terms", spec.staging.terms)
 
     intent_names = [i.name for i in spec.intents]
@@ -386,18 +392,9 @@ def _duplicates(problems: list[str], where: str, words: list[str]) -> None:
         seen.add(key)
 
 
-def _critical_pattern(entry: CriticalValueEntry) -> re.Pattern[str]:
-    """A potassium word, a few connecting words, a number, and whatever unit follows it."""
+def _critical_words(entry: CriticalValueEntry) -> re.Pattern[str]:
     words = sorted({fold(w) for w in entry.words}, key=len, reverse=True)
-    connectors = sorted({fold(c) for c in entry.connectors}, key=len, reverse=True)
-    word = "|".join(re.escape(w) for w in words)
-    between = "|".join(re.escape(c) for c in connectors)
-    return re.compile(
-        rf"(?<![a-z])(?:{word})(?![a-z])"
-        rf"(?:\s|[:：=]|{between}){{0,6}}?"
-        r"(\d+(?:\.\d+)?)(?![\d.])\s*"
-        r"([a-zμµ/%]+|[个克毫升碗片杯斤天岁次]+)?"
-    )
+    return re.compile(r"(?<![a-z])(?:" + "|".join(re.escape(w) for w in words) + r")(?![a-z])")
 
 
 def _compile(spec: PolicyFile, digest: str) -> Policy:
@@ -463,7 +460,7 @@ def _compile(spec: PolicyFile, digest: str) -> Policy:
         intent_by_mcp={i.mcp: i for i in reversed(intents)},
         emergency=emergency,
         critical_values=tuple(
-            CriticalValue(c.analyte, c.threshold, frozenset(fold(u) for u in c.units), _critical_pattern(c))
+            CriticalValue(c.analyte, c.threshold, c.plausible_max, frozenset(fold(u) for u in c.units), c.window, _critical_words(c))
             for c in spec.p0.critical_values
         ),
         lexicon=lexicon,

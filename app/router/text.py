@@ -2,11 +2,12 @@
 
 Views, each derived from the previous one:
 
-* ``cased``    NFKC, format characters (Cf) and variation selectors dropped, Traditional →
+* ``cased``    NFKC, format characters (Cf), other default ignorables (variation selectors, Hangul
+               fillers…) and control characters but whitespace dropped, Traditional →
                Simplified (OpenCC ``t2s``). Patient IDs are read here, before lower-casing,
                so ``p0012`` is not an ID.
 * ``text``     ``cased`` with ASCII letters lower-cased; keywords, foods and units match here.
-* ``squashed`` ``text`` with whitespace and filler symbols (Unicode Z*, P*, S*) removed, except
+* ``squashed`` ``text`` with whitespace and fillers (Unicode Z*, P*, S*, M*) removed, except
                the sentence punctuation that separates clauses. Red-line matching (P0, staging,
                write aliases) also runs here so ``无 尿`` and ``抽-搐`` still hit, while
                ``吃得不少，尿量正常`` keeps its comma and is not 少尿.
@@ -25,7 +26,14 @@ import opencc
 # ，！？； into their ASCII twins, and 。 has no compatibility mapping.
 CLAUSE_PUNCTUATION = frozenset("，。！？；,!?;")
 
-_VARIATION_SELECTORS = [(0xFE00, 0xFE0F), (0xE0100, 0xE01EF), (0x180B, 0x180F)]
+# Default-ignorable code points that are not format characters (Cf): variation selectors, the
+# combining grapheme joiner, Hangul fillers, Khmer inherent vowels, Mongolian free variation
+# selectors. Each renders as nothing, so each could hide inside a red-line word (昏\u3164迷).
+_IGNORABLE = [
+    (0x034F, 0x034F), (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180B, 0x180F), (0x3164, 0x3164),
+    (0xFE00, 0xFE0F), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3), (0xE0000, 0xE0FFF),
+]
+_KEEP_CONTROLS = frozenset("\t\n\r\x0b\x0c")
 
 
 def _ranges(predicate, lo: int = 0, hi: int = sys.maxunicode) -> str:
@@ -44,14 +52,19 @@ def _ranges(predicate, lo: int = 0, hi: int = sys.maxunicode) -> str:
 
 
 def _is_invisible(ch: str) -> bool:
+    """Format characters, other default ignorables, and control characters but whitespace."""
+    category = unicodedata.category(ch)
+    if category == "Cf" or (category == "Cc" and ch not in _KEEP_CONTROLS):
+        return True
     cp = ord(ch)
-    return unicodedata.category(ch) == "Cf" or any(lo <= cp <= hi for lo, hi in _VARIATION_SELECTORS)
+    return any(lo <= cp <= hi for lo, hi in _IGNORABLE)
 
 
 def _is_filler(ch: str) -> bool:
+    """Separators, punctuation, symbols and combining marks left over after NFKC (抽\u0301搐)."""
     if ch in CLAUSE_PUNCTUATION:
         return False
-    return ch.isspace() or unicodedata.category(ch)[0] in "ZPS"
+    return ch.isspace() or unicodedata.category(ch)[0] in "ZPSM"
 
 
 # Built once at import. sre tests a class of BMP code points with one bitmap look-up, but walks

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from app.router import Router
+from app.router.models import GateResult
 
 HIS, LIS, CALC, ASSESS, NCALC = "a207-his-mcp", "a207-lis-mcp", "a207-ckd-clinical-calc-mcp", "a207-nutrition-assessment-mcp", "a207-nutrition-calc-mcp"
 RISK, MEAL, GAME, NOTIFY, REPORT = "a207-risk-rules-mcp", "a207-meal-plan-mcp", "a207-gamification-mcp", "a207-notify-mcp", "a207-report-mcp"
@@ -89,6 +90,7 @@ CASES = [
 @pytest.mark.parametrize(("intent", "caller", "target", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_gate(router: Router, intent, caller, target, expected):
     result = router.check_safety_gate(intent, caller, target)
+    GateResult.model_validate(result.model_dump())
     got = {key: getattr(result, key) for key in expected}
     assert got == expected
     if expected["gate"] == "MX" and expected["applied_rule"] == "MX-1":

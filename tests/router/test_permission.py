@@ -97,6 +97,12 @@ ROWS = [
      {"allow": False, "access": None, "reason_code": "caller_unknown"}),
     ("unknown MCP is a denial, not an error", "doctor_assistant", "M1", "read",
      {"allow": False, "access": None, "reason_code": "target_unknown"}),
+    ("zero-width inside a write tool name fails closed", "nutritionist", "a207-his-mcp", "push\u200b_to_emr",
+     {"allow": False, "reason_code": "mx3_write_not_allowed", "resolved_action": "write"}),
+    ("full-width write tool name fails closed", "nutritionist", "a207-his-mcp", "ｐｕｓｈ＿ｔｏ＿ｅｍｒ",
+     {"allow": False, "reason_code": "mx3_write_not_allowed", "resolved_action": "write"}),
+    ("upper-case write-looking name is still a write", "risk_warning", "a207-notify-mcp", "DELETE_WARNING",
+     {"allow": False, "reason_code": "mx3_unregistered_write"}),
     ("notify family member by its risk warning", "risk_warning", "a207-notify-mcp", "notify_guardian",
      {"allow": True, "write_tool": "notify_guardian"}),
 ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.router import Limits, Router
+from app.router.models import RouteResult
 
 REF = "2026-11-30"
 
@@ -65,6 +66,7 @@ CASES = [
 def test_route(router: Router, text, caller, patient, expected):
     result = router.route_request(text, caller, patient, REF)
     assert {k: getattr(result, k) for k in expected} == expected
+    RouteResult.model_validate(result.model_dump())  # results are built unvalidated: prove the shape
     assert result.policy_version == router.policy_version
     if result.status == "denied":
         assert result.gate is not None or result.reason_code == "patient_out_of_context"
