@@ -1,0 +1,133 @@
+"""The official Python MCP client (``mcp`` package) against the real server over HTTP.
+
+Each tools/call answer must equal the in-process router result, both as ``structuredContent`` and as
+the JSON text of its single ``TextContent`` (SPEC §5.3), and the client's own output-schema check
+must accept it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from contextlib import asynccontextmanager
+
+import httpx2
+import mcp
+from mcp.client.streamable_http import streamable_http_client
+
+from .conftest import BAD_CALL, FIVE_TOOLS
+
+PROTOCOL_VERSION = "2025-06-18"
+SERVER_NAME = "a207-router-mcp"
+TIMEOUT_SECONDS = 20.0
+
+
+def _http_client(token: str, seen: list | None = None) -> httpx2.AsyncClient:
+    hooks = {}
+    if seen is not None:
+
+        async def record(request: httpx2.Request) -> None:
+            body = json.loads(request.content) if request.method == "POST" and request.content else {}
+            seen.append((request.method, body.get("method")))
+
+        hooks = {"request": [record]}
+    return httpx2.AsyncClient(
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=httpx2.Timeout(10.0),
+        trust_env=False,  # 127.0.0.1 never goes through an environment proxy
+        event_hooks=hooks,
+    )
+
+
+@asynccontextmanager
+async def _session(url: str, token: str):
+    """An initialized `mcp.ClientSession` (the initialize handshake) over streamable HTTP."""
+    async with _http_client(token) as http, streamable_http_client(url, http_client=http) as (read, write):
+        async with mcp.ClientSession(read, write, read_timeout_seconds=TIMEOUT_SECONDS) as session:
+            result = await session.initialize()
+            yield session, result
+
+
+def _run(coroutine):
+    return asyncio.run(asyncio.wait_for(coroutine, TIMEOUT_SECONDS * 2))
+
+
+def test_initialize_answers_2025_06_18(interop_server):
+    async def scenario():
+        async with _session(*interop_server) as (session, result):
+            assert result.protocol_version == PROTOCOL_VERSION
+            assert session.protocol_version == PROTOCOL_VERSION
+            assert result.server_info.name == SERVER_NAME
+            assert result.capabilities.tools is not None and result.capabilities.tools.list_changed is False
+            assert result.instructions and "route_request" in result.instructions
+            await session.send_ping()
+
+    _run(scenario())
+
+
+def test_default_client_probes_discover_then_falls_back_to_initialize(interop_server):
+    """`mcp.Client` (mode="auto") sends server/discover first; -32601 sends it to initialize."""
+    url, token = interop_server
+    seen: list[tuple[str, str | None]] = []
+
+    async def scenario():
+        async with _http_client(token, seen) as http:
+            async with mcp.Client(streamable_http_client(url, http_client=http), read_timeout_seconds=TIMEOUT_SECONDS) as client:
+                assert client.protocol_version == PROTOCOL_VERSION
+                assert client.server_info is not None and client.server_info.name == SERVER_NAME
+                tools = await client.list_tools()
+                assert {t.name for t in tools.tools} == FIVE_TOOLS
+                result = await client.call_tool("check_permission", {"caller": "doctor_assistant", "mcp": "a207-lis-mcp"})
+                assert result.is_error is False and result.structured_content["allow"] is True
+
+    _run(scenario())
+    posted = [method for verb, method in seen if verb == "POST"]
+    assert posted[:3] == ["server/discover", "initialize", "notifications/initialized"], seen
+
+
+def test_tools_list_is_exactly_the_five_tools(interop_server):
+    async def scenario():
+        async with _session(*interop_server) as (session, _):
+            return await session.list_tools()
+
+    listing = _run(scenario())
+    assert sorted(t.name for t in listing.tools) == sorted(FIVE_TOOLS)
+    assert listing.next_cursor is None
+    for tool in listing.tools:
+        assert tool.description
+        assert tool.input_schema.get("type") == "object"
+        assert tool.input_schema.get("additionalProperties") is False, tool.name
+        assert tool.output_schema and tool.output_schema.get("type") == "object", tool.name
+
+
+def test_every_call_equals_the_in_process_result(interop_server, interop_cases):
+    calls = [(call, expected) for call, expected in interop_cases if call is not BAD_CALL]
+    assert len(calls) >= 10
+
+    async def scenario():
+        async with _session(*interop_server) as (session, _):
+            await session.list_tools()  # primes the client's output-schema validators
+            # call_tool re-validates structuredContent against the tool's outputSchema
+            return [await session.call_tool(call.tool, call.arguments) for call, _ in calls]
+
+    results = _run(scenario())
+    for (call, expected), result in zip(calls, results, strict=True):
+        where = f"{call.tool}({json.dumps(call.arguments, ensure_ascii=False)})"
+        assert result.is_error is False, where
+        assert result.structured_content == expected, where
+        assert len(result.content) == 1 and result.content[0].type == "text", where
+        assert json.loads(result.content[0].text) == expected, where
+
+
+def test_bad_argument_is_a_tool_error(interop_server, interop_cases):
+    (expected,) = [result for call, result in interop_cases if call is BAD_CALL]
+
+    async def scenario():
+        async with _session(*interop_server) as (session, _):
+            return await session.call_tool(BAD_CALL.tool, BAD_CALL.arguments)
+
+    result = _run(scenario())
+    assert result.is_error is True
+    assert result.structured_content["error"]["code"] == "INVALID_ARGUMENT"
+    assert result.structured_content == expected
+    assert len(result.content) == 1 and json.loads(result.content[0].text) == expected

@@ -1,0 +1,112 @@
+// The official TypeScript MCP client against a running a207-router-mcp.
+//
+//   MCP_BEARER_TOKEN=... node client.mjs <mcp-url> <calls.json>
+//
+// The token comes from the environment only (an argument would show in process listings).
+// calls.json is a JSON array of {"tool": name, "arguments": {...}}. Prints one JSON document:
+// {sdkVersion, protocolVersion, serverInfo, capabilities, instructions, tools, results, http}
+// where results[i] is {tool, via, sdkError, isError, structuredContent, content}: `via` is
+// "callTool" when Client.callTool returned; when it threw (`sdkError` holds the message), the same
+// call is sent again as a plain tools/call request (`via` "request") so the wire answer can still be
+// compared. http lists every HTTP exchange as [verb, JSON-RPC method or null, status].
+// Exits 1 (with a message on stderr) only when it cannot connect or list the tools.
+
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+
+const TIMEOUT_MS = 15000;
+
+function fail(message) {
+  process.stderr.write(`client.mjs: ${message}\n`);
+  process.exit(1);
+}
+
+const [url, callsPath] = process.argv.slice(2);
+const token = process.env.MCP_BEARER_TOKEN;
+if (!url || !callsPath) fail('usage: MCP_BEARER_TOKEN=... node client.mjs <mcp-url> <calls.json>');
+if (!token) fail('MCP_BEARER_TOKEN is not set');
+
+const here = dirname(fileURLToPath(import.meta.url));
+const sdkVersion = JSON.parse(
+  readFileSync(join(here, 'node_modules', '@modelcontextprotocol', 'sdk', 'package.json'), 'utf8'),
+).version;
+const calls = JSON.parse(readFileSync(callsPath, 'utf8'));
+
+// Record each exchange (verb, JSON-RPC method, status) without touching the bodies the SDK reads.
+const http = [];
+async function recordingFetch(input, init) {
+  let rpcMethod = null;
+  if (typeof init?.body === 'string') {
+    try {
+      rpcMethod = JSON.parse(init.body).method ?? null;
+    } catch {
+      rpcMethod = null;
+    }
+  }
+  const response = await fetch(input, init);
+  http.push([init?.method ?? 'GET', rpcMethod, response.status]);
+  return response;
+}
+
+const transport = new StreamableHTTPClientTransport(new URL(url), {
+  requestInit: { headers: { Authorization: `Bearer ${token}` } },
+  fetch: recordingFetch,
+});
+const client = new Client({ name: 'a207-interop-ts', version: '0.0.0' });
+
+let tools;
+try {
+  await client.connect(transport, { timeout: TIMEOUT_MS });
+  tools = (await client.listTools(undefined, { timeout: TIMEOUT_MS })).tools;
+} catch (error) {
+  await client.close().catch(() => {});
+  fail(`connect/list failed: ${error?.stack ?? error}\nHTTP: ${JSON.stringify(http)}`);
+}
+
+function shape(call, via, sdkError, result) {
+  return {
+    tool: call.tool,
+    via,
+    sdkError,
+    isError: result.isError ?? false,
+    structuredContent: result.structuredContent ?? null,
+    content: result.content,
+  };
+}
+
+const results = [];
+for (const call of calls) {
+  const params = { name: call.tool, arguments: call.arguments };
+  let sdkError = null;
+  try {
+    // callTool validates structuredContent against the tool's outputSchema (listed above).
+    results.push(shape(call, 'callTool', null, await client.callTool(params, undefined, { timeout: TIMEOUT_MS })));
+    continue;
+  } catch (error) {
+    sdkError = String(error?.message ?? error);
+  }
+  try {
+    const raw = await client.request({ method: 'tools/call', params }, CallToolResultSchema, { timeout: TIMEOUT_MS });
+    results.push(shape(call, 'request', sdkError, raw));
+  } catch (error) {
+    results.push({ tool: call.tool, via: null, sdkError, requestError: String(error?.message ?? error) });
+  }
+}
+
+const output = {
+  sdkVersion,
+  protocolVersion: transport.protocolVersion ?? null,
+  serverInfo: client.getServerVersion() ?? null,
+  capabilities: client.getServerCapabilities() ?? null,
+  instructions: client.getInstructions() ?? null,
+  tools: tools.map((tool) => tool.name),
+  results,
+  http,
+};
+await client.close();
+process.stdout.write(JSON.stringify(output) + '\n');
