@@ -1,0 +1,498 @@
+"""``extract_slots`` (SPEC §4.4): regex + dictionaries, and never a guess.
+
+Foods, analytes and meals come from the policy lexicon's single Aho-Corasick scan (the router
+runs it once per request). Everything numeric comes from **one** combined regex pass over the
+``text`` view: its alternatives are ordered so that, at any position, a reading with context wins
+over a bare number — a patient ID, a date, a time window, an age, a body weight, a height, and
+only then a plain number with its unit. Whatever a match's number turns out to be (refused by
+the numeral converter, for instance 三四天), the span is consumed, so 四天 is not read from it
+afterwards. ``text`` and ``cased`` have the same length, so a span found in one is sliced from
+the other to report units and raw text as written.
+
+The module runs past 400 lines on purpose: the pattern and its handlers share every group name,
+and one grammar split over two files would be harder to read than one long file.
+
+Decisions this module makes where the spec is silent (each has a row in tests/router/test_slots.py):
+
+* a date-shaped span that is not a calendar date (2月30日) is neither a date nor numbers;
+* 明天 is reference + 1, N周前 reference − 7·N, 上周三 the Wednesday of the previous ISO week;
+* a lower-case ``p0012`` is not an ID, its digits are an ordinary number;
+* numbers inside an analyte word (hco3, co2结合力) are part of the word, not numbers;
+* 斤 / 两 are food measures only with a food in the same clause (长了两斤 is not a portion);
+* a bare week count (两周) is a window unless it is an ordinal (第二周), a frequency (一周三次)
+  or a point in time (两周后); a year is 365 days, a month 30;
+* a body weight, height or age needs its context *directly* before it (体重30斤, 体重是30斤);
+  体重增加了2斤 is a change, not a weight, and stays a number; 3岁多 is not an age;
+* 身高1.2 (no unit) is metres, 身高120 centimetres; without 身高, only metres said with decimals
+  below 3 (1.2米, 一米二) are a height — 200米 is a distance;
+* 一个半月 is one number, 1.5 个月;
+* the first age / weight / height / window read wins; later ones are still numbers.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .lexicon import Hit, Hits
+from .numerals import CHARS, parse_number
+from .policy import Policy
+from .text import TextViews
+
+Meal = Literal["breakfast", "lunch", "dinner", "snack"]
+
+
+class Quantity(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    value: int | float = Field(description="The number as written: an int when written without a fractional part.")
+    unit: str | None = Field(description="The unit as written right after the number, or null when there is none.")
+    raw: str = Field(description="The matched span as written (after Unicode normalization).")
+
+
+class SlotsResult(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    patient_id: str | None = Field(
+        description="The one patient ID named in the text (P followed by ≥ 4 ASCII digits); null when none or several."
+    )
+    food: list[str] = Field(description="Foods from the policy dictionary, distinct, in order of first appearance.")
+    analyte: list[str] = Field(
+        description="Lab analytes as canonical field names (potassium, scr, …), distinct, in order of first appearance."
+    )
+    date: list[str] = Field(description="Dates named in the text, ISO YYYY-MM-DD, relative ones resolved; distinct.")
+    number: list[Quantity] = Field(
+        description="Every number with its unit as written; numbers inside dates and patient IDs are not repeated."
+    )
+    age_years: float | None = Field(description="The child's age in years (months ÷ 12, two decimals); null when not stated.")
+    weight_kg: float | None = Field(description="Body weight in kg (斤 × 0.5), only with body-weight context; else null.")
+    height_cm: float | None = Field(description="Body height in cm (1.2米 and 一米二 → 120); null when not stated.")
+    time_window_days: int | None = Field(
+        description="A look-back window in days (最近7天 → 7, 两周 → 14, 近一个月 → 30); null when none."
+    )
+    meal: Meal | None = Field(description="The one meal named; null when none or when two different meals are named.")
+    measure: list[Quantity] = Field(description="Food portions (碗, 勺, 克, 毫升, 个, 片, 杯, …) with value, unit and raw.")
+    ambiguous: list[str] = Field(description='Slots named more than once with different values: "patient_id", "meal".')
+    policy_version: str = Field(description="The policy version and digest that produced this result.")
+
+
+# ---------------------------------------------------------------------------------------------
+# The combined pattern.
+#
+# Shape: one character class of every character a slot can start with, then one branch per slot
+# kind, each guarded by a look-behind on that first character and closed by an empty group named
+# after the kind (so ``Match.lastgroup`` is the kind). The leading class lets sre skip every other
+# character in C; branches that opened with a capturing group would be tried one by one at every
+# position instead (8× slower on a 100-character message). A number-led branch has no group for
+# its number: the number runs from the match start to the empty group ``e``.
+# ---------------------------------------------------------------------------------------------
+
+_AR = r"[0-9]+(?:\.[0-9]+)?"
+_CN = f"[{CHARS}]+"
+_NUM = f"{_AR}|{_CN}"
+# Words allowed between a context word (体重, 身高) and its number: 体重是30斤, 身高：120.
+_FILL = r"(?:[ \t:=]|是|为|有|约|大约|大概|现在|目前|只有|才)*"
+# 米 is rice as often as it is a metre: 二两米饭, 一米二 (1.2 m).
+_METRE = "米(?![饭粥粉面线糊酒醋])"
+_WEEK = "周(?!岁)|个?星期|个?礼拜"
+_SPAN_UNIT = f"天|{_WEEK}|个月|年"  # units of a time window
+_WITHIN = "(?:以内|之内|内(?!瘘)|以来)"
+_METRE_TAIL = r"[0-9]{1,2}(?![0-9.])|[零一二三四五六七八九]{1,2}"  # 一米二, 1米25
+# Clause ends as the text view has them (NFKC turns ，！？； into ASCII); 、 separates list items.
+_CLAUSE_MARKS = ",。!?;、\n"
+_CLAUSE = re.compile(f"[{_CLAUSE_MARKS}]")
+
+# Units a number may carry besides the policy's measure units; folded like the text view.
+# 日 and 号 are left out on purpose: 3日 is a day of the month as often as a duration.
+_BASE_UNITS = (
+    "mmol/l", "μmol/l", "umol/l", "mg/dl", "g/dl", "mg/l", "g/l", "ml/min/1.73m2", "ml/min", "mg/kg", "g/kg",
+    "kcal", "mmhg", "kg", "mg", "ml", "cm", "mm", "m2", "g", "l", "m", "h", "min", "%", "°c",
+    "个小时", "个钟头", "个星期", "个礼拜", "个月", "个", "小时", "钟头", "分钟", "秒", "天", "周岁", "周", "星期",
+    "礼拜", "月", "年", "岁", "次", "回", "顿", "期", "度", "公斤", "千克", "毫克", "微克", "克", "斤", "两", "毫升",
+    "升", "厘米", "公分", "毫米", "碗", "勺", "汤匙", "茶匙", "杯", "片", "块", "根", "盒", "袋", "包", "瓶", "粒",
+    "颗", "只", "条", "份", "口", "千卡", "大卡", "卡",
+)
+_WEEK_UNITS = frozenset({"周", "星期", "个星期", "礼拜", "个礼拜"})
+_DAYS_PER = {"天": 1, "周": 7, "星期": 7, "个星期": 7, "礼拜": 7, "个礼拜": 7, "个月": 30, "年": 365}
+# 斤 and 两 weigh a child as well as a food: a portion only with a food in the same clause.
+_FOOD_BOUND_UNITS = frozenset({"斤", "两"})
+_RELATIVE_DAYS = {"今天": 0, "今日": 0, "昨天": -1, "昨日": -1, "前天": -2, "大前天": -3, "明天": 1, "明日": 1}
+_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
+_WEEKDAYS.update({str(n): n - 1 for n in range(1, 8)})
+# A preceding character that turns the context word into another word: 将近 (nearly), 超重
+# (overweight), 加重 (worsens) — the number after them is not a window or a body weight.
+_NOT_WINDOW = frozenset("将接靠附")
+_NOT_WEIGHT = frozenset("严加过超偏较沉")
+_KID_WORDS = ("宝宝", "孩子", "婴儿", "小孩", "儿子", "女儿")
+
+
+def _unit_pattern(units: set[str]) -> str:
+    """Longest unit first. A unit ending in an ASCII letter must not run into another letter (kg,
+    not kgs); the others form a trie, so a bare number fails on one character class instead of
+    trying ninety units one by one."""
+    guarded = sorted((u for u in units if u[-1].isascii() and u[-1].isalpha()), key=len, reverse=True)
+    plain = {u for u in units if u not in guarded and u != "米"}
+    parts = [_trie(plain), "|".join(re.escape(u) + "(?![a-z])" for u in guarded)]
+    if "米" in units:
+        parts.insert(0, _METRE)
+    return "|".join(p for p in parts if p)
+
+
+def _trie(words: set[str]) -> str:
+    heads: dict[str, set[str]] = {}
+    for word in words:
+        heads.setdefault(word[0], set()).add(word[1:])
+    branches, singles = [], []
+    for head, tails in sorted(heads.items()):
+        longer = {t for t in tails if t}
+        if not longer:
+            singles.append(re.escape(head))
+            continue
+        branches.append(re.escape(head) + _trie(longer) + ("?" if "" in tails else ""))
+    if singles:
+        branches.append(f"[{''.join(singles)}]")
+    return "(?:" + "|".join(branches) + ")"
+
+
+def _led(*words: str) -> str:
+    """Words whose first character the leading class has already consumed: 最近 → (?<=最)近."""
+    return "(?:" + "|".join(f"(?<={w[0]}){w[1:]}" for w in sorted(words, key=len, reverse=True)) + ")"
+
+
+def _pattern(units: str) -> re.Pattern[str]:
+    def number(kind: str) -> str:
+        return f"(?P<{kind}_n>{_NUM}|半)"
+
+    # After a number that starts at the match start, in order of precedence.
+    number_tails = {
+        "ymd": (
+            r"(?<![0-9]{5})(?<=[0-9]{4})(?:(?P<sep>[-/.])(?P<m1>[0-9]{1,2})(?P=sep)(?P<d1>[0-9]{1,2})"
+            r"|[ \t]*年[ \t]*(?P<m2>[0-9]{1,2})[ \t]*月[ \t]*(?P<d2>[0-9]{1,2})[ \t]*[日号]?)(?![0-9])"
+        ),
+        "md": f"[ \\t]*月[ \\t]*(?P<dd>[0-9]{{1,2}}|{_CN})[ \\t]*[日号]",
+        "ago": f"[ \\t]*(?P<ago_u>天|{_WEEK})(?:以前|之前|前)",
+        "wsuf": f"[ \\t]*(?P<wsuf_u>{_SPAN_UNIT}){_WITHIN}",
+        "amon": "[ \\t]*(?P<amon_u>个月(?=大)|个?月(?=龄))",
+        "age": (
+            f"[ \\t]*(?P<age_u>周岁|岁)(?P<age_h>半(?!{units}))?"
+            f"(?:[ \\t]*零?(?P<agem_n>{_NUM})(?P<agem_u>个月))?"
+        ),
+        "wt2": "[ \\t]*(?P<wt2_u>公斤|千克|kg(?![a-z])|斤)(?=重)",
+        "mid": "[ \\t]*个半(?P<mid_u>月|小时|钟头|星期|礼拜)",  # 一个半月 = 1.5 个月, not 一个 + 半月
+        "metre": f"[ \\t]*(?P<metre_u>{_METRE}|m(?![a-z0-9]))(?P<metre_t>{_METRE_TAIL})?",
+        "q": f"[ \\t]*(?P<q_u>{units})(?P<q_h>半(?!{units}))?",
+        "bare": "(?<=[0-9])",  # an Arabic number needs no unit; a Chinese one does
+    }
+    led = {
+        "pid": ("p", r"(?<![a-z0-9]p)[0-9]{4,}"),
+        "num": (
+            f"0-9{CHARS}半",
+            # 2026.3.5 is a date: no decimal part when another dot and digit follow it.
+            f"(?:(?<=[0-9])[0-9]*(?:\\.[0-9]+(?!\\.[0-9]))?|(?<=[{CHARS}])[{CHARS}]*|(?<=半))(?P<e>)(?:"
+            + "|".join(f"{body}(?P<{kind}>)" for kind, body in number_tails.items())
+            + ")",
+        ),
+        "win": (
+            "最过近",
+            _led("最近", "过去", "近") + "(?:的|这)?[ \\t]*" + number("win")
+            + f"[ \\t]*(?P<win_u>{_SPAN_UNIT}){_WITHIN}?",
+        ),
+        "mage": ("月", f"(?<=月)龄[ \\t]*[:为是]?[ \\t]*(?P<mage_n>{_NUM})[ \\t]*(?P<mage_u>个月|月)?"),
+        "kid": (
+            "".join(w[0] for w in _KID_WORDS),
+            _led(*_KID_WORDS) + "(?:现在|目前|今年|已经|刚刚|刚满|刚|才|已|满|有)*[ \\t]*" + number("kid")
+            + "[ \\t]*(?P<kid_u>个月)(?!以内|之内|内|以来|前|后)",
+        ),
+        "wt": ("体重", _led("体重", "重") + _FILL + number("wt") + "[ \\t]*(?P<wt_u>公斤|千克|kg(?![a-z])|斤)"),
+        "ht": (
+            "身",
+            f"(?<=身)高{_FILL}(?P<ht_n>{_NUM})[ \\t]*(?:(?P<ht_u>厘米|公分|cm(?![a-z]))"
+            f"|(?P<ht_m>{_METRE}|m(?![a-z0-9]))(?P<ht_t>{_METRE_TAIL})?)?",
+        ),
+        "rel": (
+            "大前昨今明上",
+            "(?:(?<=大)前天|(?<![之以提]前)(?<=前)天|(?<=[昨今明])[天日]"
+            "|(?<=上)个?(?:周|星期|礼拜)(?P<wd>[一二三四五六日天1-7](?![0-9次回遍个天周]))?)",
+        ),
+    }
+    trigger = "".join(dict.fromkeys("".join(first for first, _ in led.values())))
+    branches = "|".join(
+        f"(?<=[{first}]){body}" + ("" if kind == "num" else f"(?P<{kind}>)") for kind, (first, body) in led.items()
+    )
+    return re.compile(f"[{trigger}](?:{branches})")
+
+
+class _Draft:
+    """What one ``extract`` call has read so far; the handlers fill it in text order."""
+
+    __slots__ = ("cased", "text", "reference", "foods", "masks", "ids", "dates", "numbers", "measures",
+                 "age", "weight", "height", "window")
+
+    def __init__(self, views: TextViews, reference: date, foods: list[Hit], masks: list[tuple[int, int]]):
+        self.cased, self.text, self.reference, self.foods, self.masks = views.cased, views.text, reference, foods, masks
+        self.ids: list[str] = []
+        self.dates: list[str] = []
+        # Plain dicts: SlotsResult validates them into Quantity models in one pass (in Rust), which
+        # costs half of building each model on its own; a measure is the index of its number.
+        self.numbers: list[dict] = []
+        self.measures: list[int] = []
+        self.age: float | None = None
+        self.weight: float | None = None
+        self.height: float | None = None
+        self.window: int | None = None
+
+    def quantity(
+        self, m: re.Match[str], start: int, stop: int, unit: str | None = None, half: str | None = None
+    ) -> dict | None:
+        """Record ``text[start:stop]`` with the unit and trailing 半 groups that follow it, if they matched."""
+        value = parse_number(self.text[start:stop])
+        if value is None or (self.masks and any(lo <= start < hi for lo, hi in self.masks)):
+            return None
+        end, unit_text = stop, None
+        if unit is not None and m.start(unit) >= 0:
+            end = m.end(unit)
+            unit_text = self.cased[m.start(unit) : end]
+            if half is not None and m.start(half) >= 0:
+                value, end = value + 0.5, m.end(half)
+        quantity = {"value": value, "unit": unit_text, "raw": self.cased[start:end]}
+        self.numbers.append(quantity)
+        return quantity
+
+    def add_date(self, day: date) -> None:
+        iso = day.isoformat()
+        if iso not in self.dates:
+            self.dates.append(iso)
+
+
+class SlotExtractor:
+    def __init__(self, policy: Policy) -> None:
+        slots = policy.slots
+        self._measure_units = frozenset(slots.measure_units)
+        self._digit_analytes = frozenset(term for term in slots.analytes if any(ch.isdigit() for ch in term))
+        self._scan = _pattern(_unit_pattern(set(_BASE_UNITS) | set(slots.measure_units))).finditer
+        self._pid = re.compile(r"(?<![A-Za-z0-9])P[0-9]{4,}")
+        self._handlers = {
+            "pid": self._on_pid,
+            "ymd": self._on_ymd,
+            "md": self._on_md,
+            "rel": self._on_relative,
+            "ago": self._on_ago,
+            "win": self._on_window,
+            "wsuf": self._on_window,
+            "mage": self._on_months_of_age,
+            "amon": self._on_months_of_age,
+            "kid": self._on_months_of_age,
+            "age": self._on_age,
+            "wt": self._on_weight,
+            "wt2": self._on_weight,
+            "ht": self._on_height,
+            "mid": self._on_mid_half,
+            "metre": self._on_metres,
+            "q": self._on_quantity,
+            "bare": self._on_bare,
+        }
+
+    def patient_ids(self, views: TextViews) -> list[str]:
+        """Distinct patient IDs in order of appearance, read on the cased view (``p0012`` is not one)."""
+        return list(dict.fromkeys(self._pid.findall(views.cased)))
+
+    def extract(self, views: TextViews, hits: Hits, reference_date: date, policy_version: str) -> SlotsResult:
+        analytes = hits.group("analyte")
+        masks = [(h.start, h.end) for h in analytes if h.term in self._digit_analytes] if self._digit_analytes else []
+        draft = _Draft(views, reference_date, hits.group("food"), masks)
+        handlers = self._handlers
+        for m in self._scan(views.text):
+            handlers[m.lastgroup](m, draft)
+        meals = list(dict.fromkeys(h.payload for h in hits.group("meal")))
+        ambiguous = []
+        if len(draft.ids) > 1:
+            ambiguous.append("patient_id")
+        if len(meals) > 1:
+            ambiguous.append("meal")
+        result = SlotsResult.model_validate(
+            {
+                "patient_id": draft.ids[0] if len(draft.ids) == 1 else None,
+                "food": list(dict.fromkeys(h.term for h in draft.foods)),
+                "analyte": list(dict.fromkeys(h.payload for h in analytes)),
+                "date": draft.dates,
+                "number": draft.numbers,
+                "age_years": draft.age,
+                "weight_kg": draft.weight,
+                "height_cm": draft.height,
+                "time_window_days": draft.window,
+                "meal": meals[0] if len(meals) == 1 else None,
+                "measure": [],
+                "ambiguous": ambiguous,
+                "policy_version": policy_version,
+            }
+        )
+        if draft.measures:  # a measure is one of the numbers: share its model, validate it once
+            result.measure.extend(result.number[i] for i in draft.measures)
+        return result
+
+    # -- identifiers and dates ------------------------------------------------------------------
+
+    def _on_pid(self, m: re.Match[str], d: _Draft) -> None:
+        token = d.cased[m.start() : m.end()]
+        if token[0] == "P":
+            if token not in d.ids:
+                d.ids.append(token)
+        else:  # p0012 is not an ID; its digits are an ordinary number
+            d.numbers.append({"value": int(token[1:]), "unit": None, "raw": token[1:]})
+
+    def _on_ymd(self, m: re.Match[str], d: _Draft) -> None:
+        year = int(d.text[m.start() : m.start("e")])
+        if m.group("sep"):
+            _add_calendar_date(d, year, m.group("m1"), m.group("d1"))
+        else:
+            _add_calendar_date(d, year, m.group("m2"), m.group("d2"))
+
+    def _on_md(self, m: re.Match[str], d: _Draft) -> None:
+        _add_calendar_date(d, d.reference.year, d.text[m.start() : m.start("e")], m.group("dd"))
+
+    def _on_relative(self, m: re.Match[str], d: _Draft) -> None:
+        offset = _RELATIVE_DAYS.get(m.group())
+        if offset is not None:
+            d.add_date(d.reference + timedelta(days=offset))
+        elif m.group("wd"):  # 上周三: the Wednesday of the previous week
+            monday = d.reference - timedelta(days=d.reference.weekday() + 7)
+            d.add_date(monday + timedelta(days=_WEEKDAYS[m.group("wd")]))
+        else:
+            d.add_date(d.reference - timedelta(days=7))
+
+    def _on_ago(self, m: re.Match[str], d: _Draft) -> None:
+        value = parse_number(d.text[m.start() : m.start("e")])
+        if value is None or isinstance(value, float):
+            return  # 三四天前, 1.5天前: not one day
+        try:
+            d.add_date(d.reference - timedelta(days=value * _DAYS_PER[m.group("ago_u")]))
+        except OverflowError:
+            return  # before year 1: not a date
+
+    # -- time window, age, weight, height ----------------------------------------------------
+
+    def _on_window(self, m: re.Match[str], d: _Draft) -> None:
+        if m.lastgroup == "win":
+            quantity, unit = d.quantity(m, *m.span("win_n"), "win_u"), m.group("win_u")
+            if d.text[m.start()] == "近" and m.start() and d.text[m.start() - 1] in _NOT_WINDOW:
+                return
+        else:
+            quantity, unit = d.quantity(m, m.start(), m.start("e"), "wsuf_u"), m.group("wsuf_u")
+        if quantity is not None and d.window is None:
+            d.window = _round_half_up(quantity["value"] * _DAYS_PER[unit])
+
+    def _on_months_of_age(self, m: re.Match[str], d: _Draft) -> None:
+        kind = m.lastgroup
+        if kind == "amon":
+            quantity = d.quantity(m, m.start(), m.start("e"), "amon_u")
+        else:
+            quantity = d.quantity(m, *m.span(kind + "_n"), kind + "_u")
+        if quantity is not None and d.age is None:
+            d.age = round(quantity["value"] / 12, 2)
+
+    def _on_age(self, m: re.Match[str], d: _Draft) -> None:
+        years = d.quantity(m, m.start(), m.start("e"), "age_u", "age_h")
+        months = d.quantity(m, *m.span("agem_n"), "agem_u") if m.group("agem_n") else None
+        if d.age is not None or years is None or (m.group("agem_n") and months is None):
+            return
+        if d.text.startswith("多", m.end()):
+            return  # 3岁多 is "over three": a floor, not an age
+        d.age = round(years["value"] + (months["value"] / 12 if months else 0), 2)
+
+    def _on_weight(self, m: re.Match[str], d: _Draft) -> None:
+        if m.lastgroup == "wt":
+            quantity, unit = d.quantity(m, *m.span("wt_n"), "wt_u"), m.group("wt_u")
+            if d.text[m.start()] == "重" and m.start() and d.text[m.start() - 1] in _NOT_WEIGHT:
+                return
+        else:
+            quantity, unit = d.quantity(m, m.start(), m.start("e"), "wt2_u"), m.group("wt2_u")
+        if quantity is not None and d.weight is None:
+            d.weight = round(quantity["value"] * (0.5 if unit == "斤" else 1), 2)
+
+    def _on_height(self, m: re.Match[str], d: _Draft) -> None:
+        if m.group("ht_m"):
+            self._metres(m, d, *m.span("ht_n"), "ht_m", "ht_t", stated=True)
+            return
+        quantity = d.quantity(m, *m.span("ht_n"), "ht_u")
+        if quantity is not None and d.height is None:
+            # 身高1.2 can only be metres, 身高120 only centimetres.
+            value = quantity["value"]
+            d.height = round(value * 100 if quantity["unit"] is None and value < 3 else value, 1)
+
+    def _on_metres(self, m: re.Match[str], d: _Draft) -> None:
+        self._metres(m, d, m.start(), m.start("e"), "metre_u", "metre_t", stated=False)
+
+    @staticmethod
+    def _metres(m: re.Match[str], d: _Draft, start: int, stop: int, unit: str, tail: str, stated: bool) -> None:
+        """1.2米, 一米二, 1米25: a height after 身高, or when said with decimals below 3 m (200米 is a distance)."""
+        value = parse_number(d.text[start:stop])
+        decimals = m.group(tail)
+        if value is None or (decimals and isinstance(value, float)):
+            return
+        if decimals:  # the digits after 米 are the decimals of the metres
+            value = float(f"{value}." + "".join(str(parse_number(ch)) for ch in decimals))
+        end = m.end(tail) if decimals else m.end(unit)
+        d.numbers.append({"value": value, "unit": d.cased[m.start(unit) : m.end(unit)], "raw": d.cased[start:end]})
+        if d.height is None and (stated or (isinstance(value, float) and value < 3)):
+            d.height = round(value * 100, 1)
+
+    # -- plain numbers and food portions -------------------------------------------------------
+
+    def _on_quantity(self, m: re.Match[str], d: _Draft) -> None:
+        quantity = d.quantity(m, m.start(), m.start("e"), "q_u", "q_h")
+        if quantity is None:
+            return
+        unit = m.group("q_u")
+        if unit in self._measure_units:
+            if unit not in _FOOD_BOUND_UNITS or _food_in_clause(d, m):
+                d.measures.append(len(d.numbers) - 1)
+        elif unit in _WEEK_UNITS and d.window is None and _is_bare_span(d, m):
+            d.window = _round_half_up(quantity["value"] * 7)
+
+    def _on_mid_half(self, m: re.Match[str], d: _Draft) -> None:
+        value = parse_number(d.text[m.start() : m.start("e")])
+        if value is not None:
+            unit = "个" + m.group("mid_u")
+            d.numbers.append({"value": value + 0.5, "unit": unit, "raw": d.cased[m.start() : m.end()]})
+
+    def _on_bare(self, m: re.Match[str], d: _Draft) -> None:
+        d.quantity(m, m.start(), m.end())
+
+
+def _add_calendar_date(d: _Draft, year: int, month: str, day: str) -> None:
+    month_value, day_value = parse_number(month), parse_number(day)
+    if not isinstance(month_value, int) or not isinstance(day_value, int):
+        return
+    try:
+        d.add_date(date(year, month_value, day_value))
+    except ValueError:
+        return  # 2月30日: shaped like a date, not one; its numbers are not quantities either
+
+
+def _food_in_clause(d: _Draft, m: re.Match[str]) -> bool:
+    """A food named in the clause around the match: 一斤猪肉, 猪肉二两 — not 体重长了两斤."""
+    start, end = m.span()
+    lo = max(d.text.rfind(ch, 0, start) for ch in _CLAUSE_MARKS) + 1
+    after = _CLAUSE.search(d.text, end)
+    hi = after.start() if after else len(d.text)
+    return any(lo <= food.start and food.end <= hi for food in d.foods)
+
+
+_FREQUENCY = re.compile(f"[ \\t]*(?:{_NUM}|几)[ \\t]*[次回顿]")
+
+
+def _is_bare_span(d: _Draft, m: re.Match[str]) -> bool:
+    """两周 alone is a window; 第二周, 每两周, 一周三次 and 两周后 are not."""
+    start, end = m.span()
+    if start and d.text[start - 1] in "第每":
+        return False
+    if d.text.startswith(("后", "以后", "之后"), end):
+        return False
+    return _FREQUENCY.match(d.text, end) is None
+
+
+def _round_half_up(value: float) -> int:
+    return int(value + 0.5)
