@@ -12,6 +12,7 @@ from typing import Any
 import mcp.types as types
 
 from app.router import TOOLS
+from app.router.models import ToolError
 
 # Fields that mcp 2.3.0 models carry for protocol revisions newer than 2025-06-18.
 NEWER_FIELDS = {"result_type", "ttl_ms", "cache_scope"}
@@ -65,12 +66,29 @@ TITLES = {
 ORDER = ("route_request", "check_safety_gate", "classify_intent", "check_permission", "extract_slots")
 
 
-def _schema(model, mode: str) -> dict[str, Any]:
-    schema = model.model_json_schema(mode=mode)
+def input_schema(model) -> dict[str, Any]:
+    schema = model.model_json_schema(mode="validation")
     schema.pop("title", None)
-    if mode == "validation":
-        schema["additionalProperties"] = False
+    schema["additionalProperties"] = False
     return schema
+
+
+def output_schema(model) -> dict[str, Any]:
+    """The result's schema, or the SPEC §4.6 error object.
+
+    A tool error (isError true) still carries structuredContent, and some clients (the TypeScript
+    SDK 1.32) validate it against outputSchema even then and throw away the INVALID_ARGUMENT
+    details. Both shapes are therefore listed; each stays strict on its own.
+    """
+    result = model.model_json_schema(mode="serialization")
+    error = ToolError.model_json_schema(mode="serialization")
+    defs = {**result.pop("$defs", {}), **error.pop("$defs", {})}
+    for schema in (result, error):
+        schema.pop("title", None)
+    combined: dict[str, Any] = {"type": "object", "anyOf": [result, error]}
+    if defs:
+        combined["$defs"] = defs
+    return combined
 
 
 def tool_descriptors() -> list[types.Tool]:
@@ -79,8 +97,8 @@ def tool_descriptors() -> list[types.Tool]:
             name=name,
             title=TITLES[name],
             description=DESCRIPTIONS[name],
-            input_schema=_schema(TOOLS[name].args, "validation"),
-            output_schema=_schema(TOOLS[name].result, "serialization"),
+            input_schema=input_schema(TOOLS[name].args),
+            output_schema=output_schema(TOOLS[name].result),
             annotations=types.ToolAnnotations(
                 read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
             ),

@@ -17,6 +17,7 @@ from .slots import Quantity, SlotsResult
 __all__ = [
     "ArgumentError",
     "Candidate",
+    "ErrorDetail",
     "ClassifyArgs",
     "ClassifyResult",
     "GateArgs",
@@ -28,6 +29,7 @@ __all__ = [
     "RouteResult",
     "SlotsArgs",
     "SlotsResult",
+    "ToolError",
 ]
 
 
@@ -244,6 +246,18 @@ class RouteResult(_Result):
     reason: str
     reason_code: RouteReasonCode
     policy_version: PolicyVersion
+
+
+class ErrorDetail(_Result):
+    code: Literal["INVALID_ARGUMENT", "INTERNAL"]
+    field: str | None = Field(description="The argument at fault; null for INTERNAL.")
+    message: str = Field(description="The rule broken; never the argument's value.")
+
+
+class ToolError(_Result):
+    """The structuredContent of a tool result with isError true (SPEC §4.6)."""
+
+    error: ErrorDetail
 
 
 _FIELD_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")

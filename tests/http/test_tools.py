@@ -97,12 +97,13 @@ BAD_ARGUMENTS = [
 
 
 @pytest.mark.parametrize(("tool", "arguments", "field"), [r[1:] for r in BAD_ARGUMENTS], ids=[r[0] for r in BAD_ARGUMENTS])
-def test_bad_arguments_are_tool_errors_without_echo(service, tool, arguments, field):
+def test_bad_arguments_are_tool_errors_without_echo(service, listed, tool, arguments, field):
     response = service.rpc("tools/call", {"name": tool, "arguments": arguments})
     assert response.status_code == 200
     result = response.json()["result"]
     assert result["isError"] is True
     error = result["structuredContent"]["error"]
+    jsonschema.validate(result["structuredContent"], listed[tool]["outputSchema"])
     assert error["code"] == "INVALID_ARGUMENT"
     assert error["field"] == field
     assert json.loads(result["content"][0]["text"]) == result["structuredContent"]
