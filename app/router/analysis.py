@@ -42,7 +42,7 @@ class Analysis:
 def analyze(policy: Policy, raw: str) -> Analysis:
     v = views(raw)
     hits = policy.lexicon.scan(v.text)
-    squashed = policy.lexicon.scan(v.squashed) if v.squashed != v.text else hits
+    squashed = policy.redline.scan(v.squashed) if v.squashed != v.text else hits
     p0 = _terms(
         [h for h in hits.group("p0") if h.payload == "term"],
         [h for h in squashed.group("p0") if h.payload == "term"],

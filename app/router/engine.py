@@ -4,10 +4,6 @@ A ``Router`` is immutable: a compiled policy, the limits the operator chose and 
 scope. Every method is a pure function of its arguments and that state (plus today's date, only
 when a relative date has no ``reference_date``). ``call`` is the single entry for untrusted
 arguments: it validates them with the same models that generate the MCP schemas.
-
-Results are built with ``model_construct``: their values come from this module, not from a
-caller, so validating them again would cost a third of a route_request for nothing. The tests
-re-validate every result shape (tests/router/test_route.py, tests/http/test_tools.py).
 """
 
 from __future__ import annotations
@@ -134,14 +130,14 @@ class Router:
         result = classify(self.policy, analysis)
         slots = self._extract(analysis, self._today())
         best = result.best
-        return ClassifyResult.model_construct(
+        return ClassifyResult(
             intent=result.intent_name,
             mcp=result.mcp,
             slots=slots,
             confidence=result.confidence,
             allowed_callers=list(best.intent.allowed_callers) if best else [],
             matched_keywords=list(best.keywords) if best else [],
-            candidates=[Candidate.model_construct(intent=s.intent.name, mcp=s.intent.mcp, score=s.score) for s in result.ranked],
+            candidates=[Candidate(intent=s.intent.name, mcp=s.intent.mcp, score=s.score) for s in result.ranked],
             fallback="halt" if result.emergency else ("llm" if best is None else None),
             note=result.note(),
             policy_version=self.policy_version,
@@ -149,7 +145,7 @@ class Router:
 
     def check_permission(self, caller: str, mcp: str, action: str = "read") -> PermissionResult:
         verdict, resolved_action, cell = permission(self.policy, self.scope, caller, mcp, action)
-        return PermissionResult.model_construct(
+        return PermissionResult(
             allow=verdict.allow,
             access=cell,
             resolved_action=resolved_action,
@@ -182,7 +178,7 @@ class Router:
         if result.confidence < self.limits.min_confidence:
             return route.done("review", "low_confidence", "rule match too weak: review, then pass the gate again", fallback="llm")
 
-        verdict, resolution = gate(self.policy, self.scope, analysis, caller, "")
+        verdict, resolution = gate(self.policy, self.scope, analysis, caller, "", result)
         route.gate = self._gate_result(verdict, resolution)
         route.mcp = resolution.mcp or route.mcp
         if not verdict.allow:
@@ -230,7 +226,7 @@ class Router:
         return date.fromisoformat(reference_date)
 
     def _gate_result(self, verdict: Verdict, resolution: Resolution) -> GateResult:
-        return GateResult.model_construct(
+        return GateResult(
             allow=verdict.allow,
             reason=verdict.reason,
             reason_code=verdict.reason_code,
@@ -271,7 +267,7 @@ class _Route:
         requires_confirmation: bool = False,
         limited_view: bool = False,
     ) -> RouteResult:
-        return RouteResult.model_construct(
+        return RouteResult(
             status=status,
             intent=self.result.intent_name,
             mcp=self.mcp,

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from .analysis import Analysis, WriteRef, is_write_looking, lookup_write_tool
-from .classify import classify
+from .classify import Classification, classify
 from .policy import Policy
 from .text import fold
 
@@ -42,7 +42,7 @@ class Verdict:
     matched: list[str] = field(default_factory=list)
 
 
-def resolve(policy: Policy, analysis: Analysis) -> Resolution:
+def resolve(policy: Policy, analysis: Analysis, classification: Classification | None = None) -> Resolution:
     """A registered or write-looking tool name, a write alias, an intent name, or classified text."""
     if analysis.p0:
         return Resolution(policy.emergency.name, policy.router_mcp, matched=tuple(analysis.p0))
@@ -56,7 +56,7 @@ def resolve(policy: Policy, analysis: Analysis) -> Resolution:
             return _write_resolution(policy, (WriteRef(key, tool, key, 0),))
     if analysis.writes:
         return _write_resolution(policy, tuple(analysis.writes))
-    result = classify(policy, analysis)
+    result = classification or classify(policy, analysis)
     if result.best is None:
         return Resolution(None, None)
     return Resolution(result.best.intent.name, result.best.intent.mcp, matched=result.best.keywords)
@@ -69,8 +69,17 @@ def _write_resolution(policy: Policy, writes: tuple[WriteRef, ...]) -> Resolutio
     return Resolution(owner.name if owner else None, mcp, writes, tuple(w.matched for w in writes))
 
 
-def gate(policy: Policy, scope: frozenset[str] | None, analysis: Analysis, caller: str, target_mcp: str) -> tuple[Verdict, Resolution]:
-    resolution = resolve(policy, analysis)
+def gate(
+    policy: Policy,
+    scope: frozenset[str] | None,
+    analysis: Analysis,
+    caller: str,
+    target_mcp: str,
+    classification: Classification | None = None,
+) -> tuple[Verdict, Resolution]:
+    """The first denial, or a pass. ``classification`` of the same analysis may be handed in
+    (route_request has it already) to spare classifying the text twice."""
+    resolution = resolve(policy, analysis, classification)
     return _first_denial(policy, scope, analysis, resolution, caller, target_mcp), resolution
 
 

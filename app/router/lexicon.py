@@ -30,20 +30,18 @@ class Hit(NamedTuple):
 
 
 class Hits:
-    """The occurrences found in one view; ``group`` applies longest-match-wins, once per group."""
+    """The occurrences found in one view, by group; ``group`` applies longest-match-wins once."""
 
     __slots__ = ("_raw", "_groups")
 
-    def __init__(self, raw: list[tuple[int, int, str, tuple]]):
-        self._raw = raw  # (start, end, term, ((group, payload), …)) in the automaton's order
+    def __init__(self, raw: dict[str, list[Hit]]):
+        self._raw = raw  # group → hits in the automaton's order, before longest-match-wins
         self._groups: dict[str, list[Hit]] = {}
 
     def group(self, name: str) -> list[Hit]:
         found = self._groups.get(name)
         if found is None:
-            found = self._groups[name] = _longest(
-                [Hit(start, end, term, payload) for start, end, term, owners in self._raw for group, payload in owners if group == name]
-            )
+            found = self._groups[name] = _longest(self._raw.get(name, []))
         return found
 
 
@@ -82,8 +80,8 @@ class Lexicon:
 
     def scan(self, view: str) -> Hits:
         if self._automaton is None or not view:
-            return Hits([])
-        raw = []
+            return Hits({})
+        raw: dict[str, list[Hit]] = {}
         last = len(view) - 1
         for end, (term, length, ascii_head, ascii_tail, owners) in self._automaton.iter(view):
             start = end - length + 1
@@ -91,5 +89,11 @@ class Lexicon:
                 continue
             if ascii_tail and end < last and _is_ascii_letter(view[end + 1]):
                 continue
-            raw.append((start, end + 1, term, owners))
+            for group, payload in owners:
+                hit = Hit(start, end + 1, term, payload)
+                found = raw.get(group)
+                if found is None:
+                    raw[group] = [hit]
+                else:
+                    found.append(hit)
         return Hits(raw)

@@ -215,7 +215,8 @@ class Policy:
     intent_by_mcp: dict[str, Intent]
     emergency: Intent  # the P0 intent: forced first, never scored
     critical_values: tuple[CriticalValue, ...]
-    lexicon: Lexicon
+    lexicon: Lexicon  # every word list, scanned on the text view
+    redline: Lexicon  # red-line and intent words only, scanned on the squashed view
     slots: SlotsPolicy
     write_required_slots: tuple[str, ...]
     session_only_callers: frozenset[str]
@@ -422,19 +423,17 @@ def _compile(spec: PolicyFile, digest: str) -> Policy:
         analytes={fold(w): name for name, words in spec.slots.analytes.items() for w in words},
         meals={fold(w): meal for meal, words in spec.slots.meals.items() for w in words},
     )
-    lexicon = Lexicon(
-        {
-            "p0": [(fold(t), "term") for t in spec.p0.terms] + [(fold(t), "safe") for t in spec.p0.safe_phrases],
-            "staging": [(fold(t), None) for t in spec.staging.terms],
-            "write": [
-                (fold(alias), target) for t in spec.write_tools for alias, target in t.aliases.items()
-            ],
-            "intent": [(fold(k), i.name) for i in spec.intents for k in i.keywords],
-            "food": [(f, None) for f in slots.foods],
-            "analyte": list(slots.analytes.items()),
-            "meal": list(slots.meals.items()),
-        }
-    )
+    redline_groups = {
+        "p0": [(fold(t), "term") for t in spec.p0.terms] + [(fold(t), "safe") for t in spec.p0.safe_phrases],
+        "staging": [(fold(t), None) for t in spec.staging.terms],
+        "write": [(fold(alias), target) for t in spec.write_tools for alias, target in t.aliases.items()],
+        "intent": [(fold(k), i.name) for i in spec.intents for k in i.keywords],
+    }
+    slot_groups = {
+        "food": [(f, None) for f in slots.foods],
+        "analyte": list(slots.analytes.items()),
+        "meal": list(slots.meals.items()),
+    }
     mx1, mx2 = spec.rules.mx1, spec.rules.mx2
     return Policy(
         version=spec.version,
@@ -463,7 +462,8 @@ def _compile(spec: PolicyFile, digest: str) -> Policy:
             CriticalValue(c.analyte, c.threshold, c.plausible_max, frozenset(fold(u) for u in c.units), c.window, _critical_words(c))
             for c in spec.p0.critical_values
         ),
-        lexicon=lexicon,
+        lexicon=Lexicon(redline_groups | slot_groups),
+        redline=Lexicon(redline_groups),
         slots=slots,
         write_required_slots=tuple(spec.route.write_required_slots),
         session_only_callers=frozenset(spec.route.session_only_callers),
