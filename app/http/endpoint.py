@@ -58,7 +58,13 @@ class McpEndpoint:
         started = time.perf_counter()
         headers = scope["headers"]
         rid = guards.request_id(headers)
-        status, body, reply, extra = await self._respond(scope, headers, receive)
+        try:
+            status, body, reply, extra = await self._respond(scope, headers, receive)
+        except asyncio.CancelledError:
+            # The graceful-shutdown timeout ran out while this request waited for its body.
+            self.observer.request(rid, method=None, tool=None, status=499, outcome="cancelled",
+                                  seconds=time.perf_counter() - started)
+            raise
         response_headers = [(b"content-type", JSON), (b"x-request-id", rid.encode())]
         response_headers.extend(extra)
         payload = body or b""
