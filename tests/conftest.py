@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+pytest_plugins = ["tests.privacy_plugin"]
+
 import secrets
 from datetime import date
 
