@@ -430,3 +430,37 @@ def test_real_keep_alive_after_refusals(real_server):
             status, headers, _ = read_response(sock, timeout=5)
             assert status == expected
             assert headers.get(b"connection") != b"close"
+
+
+SMUGGLED = b"GET /mcp HTTP/1.1\r\nHost: t\r\n\r\n"
+SMUGGLING = {
+    "Content-Length and Transfer-Encoding": b"Content-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n"
+    + b"%x\r\n" % len(PING) + PING + b"\r\n0\r\n\r\n",
+    "two differing Content-Lengths": b"Content-Length: %d\r\nContent-Length: 5\r\n\r\n" % len(PING) + PING,
+    "Transfer-Encoding: xchunked": b"Transfer-Encoding: xchunked\r\n\r\n" + PING,
+    "Transfer-Encoding: chunked, identity": b"Transfer-Encoding: chunked, identity\r\n\r\n" + b"%x\r\n" % len(PING)
+    + PING + b"\r\n0\r\n\r\n",
+    "Content-Length: +N": b"Content-Length: +%d\r\n\r\n" % len(PING) + PING,
+    "obs-fold continuation line": b"Content-Length: %d\r\nX-A: a\r\n b\r\n\r\n" % len(PING) + PING,
+    "NUL in a header value": b"X-A: a\x00b\r\nContent-Length: %d\r\n\r\n" % len(PING) + PING,
+}
+
+
+@pytest.mark.network
+@pytest.mark.parametrize("name", list(SMUGGLING))
+def test_real_smuggling_shapes_are_refused_and_nothing_is_smuggled(real_server, name):
+    """Ambiguous framing is refused by uvicorn's parser (llhttp) with a 400 and the connection is
+    closed, so the GET queued behind it is never read as a second request."""
+    head = (b"POST /mcp HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer " + real_server.token.encode()
+            + b"\r\nContent-Type: application/json\r\n")
+    with connect(real_server) as sock:
+        sock.sendall(head + SMUGGLING[name] + SMUGGLED)
+        answer = _read_or_reset(sock, timeout=5)
+        assert answer is None or answer[0] == 400
+        sock.settimeout(2)
+        try:
+            rest = sock.recv(65536)
+        except (ConnectionResetError, socket.timeout):
+            rest = b""
+        assert not rest.startswith(b"HTTP/1.1"), "a second (smuggled) request was answered"
+    next_request_is_served(real_server)
