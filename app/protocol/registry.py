@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import mcp.types as types
+import mcp_types as types  # the same objects as mcp.types, without importing the whole SDK
 
 from app.router import TOOLS
 from app.router.models import ToolError

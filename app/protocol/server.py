@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import mcp.types as types
+import mcp_types as types  # the same objects as mcp.types, without importing the whole SDK
 import orjson
 
 from app import __version__

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import app.router
 
-FORBIDDEN = ("starlette", "uvicorn", "structlog", "mcp", "httpx", "httpx2", "logging", "prometheus_client", "app.http", "app.protocol")
+FORBIDDEN = ("starlette", "uvicorn", "structlog", "mcp", "mcp_types", "httpx", "httpx2", "logging", "prometheus_client", "app.http", "app.protocol")
 
 PROBE = """
 import importlib, pkgutil, sys
@@ -36,3 +36,12 @@ def test_router_source_reads_no_environment():
     for path in Path(app.router.__file__).parent.glob("*.py"):
         source = path.read_text(encoding="utf-8")
         assert "os.environ" not in source and "getenv" not in source, path.name
+
+
+def test_the_server_does_not_load_the_mcp_sdk():
+    """Wire shapes come from mcp_types (the objects mcp.types re-exports); the SDK itself (client,
+    server, transports) costs ~30 MiB of resident memory and is only needed by the tests' clients."""
+    code = "import sys, app.http.app, app.http.serve; print(sorted(m for m in sys.modules if m == 'mcp' or m.startswith('mcp.')))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=Path(app.router.__file__).parents[2])
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip() == "[]"
