@@ -33,6 +33,7 @@ _UNAUTHORIZED = orjson.dumps({"error": "unauthorized", "message": "a valid beare
 _UNSUPPORTED = orjson.dumps({"error": "unsupported_media_type", "message": "Content-Type must be application/json"})
 _TOO_LARGE = orjson.dumps({"error": "payload_too_large", "message": "the request body exceeds the size limit"})
 _TIMEOUT = orjson.dumps({"error": "request_timeout", "message": "the request body did not arrive in time"})
+_INTERNAL = orjson.dumps({"error": "internal", "message": "internal error; quote the X-Request-ID"})
 _NOT_ALLOWED = orjson.dumps({"error": "method_not_allowed", "message": "only POST is served at /mcp"})
 
 STATUS_OF_KIND = {"ok": 200, "accepted": 202, "parse_error": 400, "invalid_request": 400}
@@ -65,6 +66,8 @@ class McpEndpoint:
             self.observer.request(rid, method=None, tool=None, status=499, outcome="cancelled",
                                   seconds=time.perf_counter() - started)
             raise
+        except Exception:  # a bug: a JSON 500 with the request id, no detail, and keep serving
+            status, body, reply, extra = 500, _INTERNAL, None, []
         response_headers = [(b"content-type", JSON), (b"x-request-id", rid.encode())]
         response_headers.extend(extra)
         payload = body or b""
@@ -119,6 +122,7 @@ class McpEndpoint:
 
 
 _OUTCOME = {
+    500: "internal",
     405: "method_not_allowed",
     403: "forbidden_origin",
     401: "unauthorized",

@@ -166,3 +166,20 @@ def test_ready_is_503_outside_the_lifespan(router):
             return (await client.get("/ready")).status_code
 
     assert asyncio.run(probe()) == 503
+
+
+def test_a_bug_in_the_endpoint_is_a_json_500_and_the_service_keeps_serving(router, monkeypatch):
+    from app.protocol.server import McpServer
+
+    service = make_service(router)
+
+    def boom(self, body):
+        raise RuntimeError("secret detail")
+
+    monkeypatch.setattr(McpServer, "handle", boom)
+    response = service.request("POST", headers=JSON, body=body(INIT))
+    assert response.status_code == 500
+    assert response.json()["error"] == "internal" and "secret" not in response.text
+    assert service.access_log()[-1]["outcome"] == "internal"
+    monkeypatch.undo()
+    assert service.request("POST", headers=JSON, body=body(INIT)).status_code == 200
