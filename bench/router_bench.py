@@ -4,6 +4,7 @@
     .venv/bin/python bench/router_bench.py            # tables and ratios
     .venv/bin/python bench/router_bench.py --json     # the same figures, machine-readable
     .venv/bin/python bench/router_bench.py --quick    # fewer batches (a smoke run)
+    .venv/bin/python bench/router_bench.py --record   # also write its section of bench/RESULTS.md
 
 Prints the median µs per call of each of the five tools on a realistic ~100-character Chinese
 message (the method itself, the validated ``Router.call`` entry, and the whole JSON-RPC
@@ -119,16 +120,21 @@ TEXT_TOOLS = ("route_request", "check_safety_gate", "classify_intent", "extract_
 
 
 def _cjk_alphabet() -> list[str]:
-    """Common CJK ideographs that fold to themselves (so a synthetic term is stored as written)."""
+    """The 3,755 most common Simplified ideographs (GB 2312 level 1, rows 16–55), those that fold to
+    themselves. Real Chinese word lists draw on about this many characters, so a synthetic lexicon
+    built from them has a realistic spread of first characters (what a trie's fan-out depends on)."""
     chars = []
-    for cp in range(0x4E00, 0x9FA6):
-        ch = chr(cp)
-        if unicodedata.normalize("NFKC", ch) == ch:
-            chars.append(ch)
-    sample = "".join(chars)
-    folded = fold(sample)
-    if len(folded) == len(sample):  # t2s is character by character for single ideographs
-        return [c for c, f in zip(sample, folded) if c == f]
+    for hi in range(0xB0, 0xD8):
+        for lo in range(0xA1, 0xFF):
+            try:
+                ch = bytes((hi, lo)).decode("gb2312")
+            except UnicodeDecodeError:
+                continue
+            if unicodedata.normalize("NFKC", ch) == ch:
+                chars.append(ch)
+    folded = fold("".join(chars))
+    if len(folded) == len(chars):
+        return [c for c, f in zip(chars, folded) if c == f]
     return [c for c in chars if fold(c) == c]
 
 
@@ -375,12 +381,15 @@ def print_report(result: dict[str, Any]) -> None:
     print(f"router_bench — python {env['python']}, {env['machine']}, {result['batches']} batches × "
           f"~{result['batch_ms']} ms, gc disabled in batches; medians of batches")
     tools = result["tools"]
-    print(f"\n1. The five tools on a {tools['message_chars']}-character message (µs per call, median [min])")
-    print(f"{'tool':<20}{'method':>16}{'Router.call':>18}{'McpServer.handle':>20}{'handle/method':>15}")
+    print(f"\n1. The five tools on a {tools['message_chars']}-character message (µs per call: median [min] "
+          "{thread CPU median})")
+    print(f"{'tool':<20}{'method':>24}{'Router.call':>24}{'McpServer.handle':>24}{'handle/method':>15}")
     for name, row in tools["tools"].items():
-        m, c, h = row["method"], row["call"], row["handle"]
-        print(f"{name:<20}{m['median_us']:>9.1f} [{m['min_us']:>5.1f}]{c['median_us']:>11.1f} [{c['min_us']:>5.1f}]"
-              f"{h['median_us']:>13.1f} [{h['min_us']:>5.1f}]{h['median_us'] / m['median_us']:>14.2f}×")
+        cells = "".join(
+            f"{v['median_us']:>9.1f} [{v['min_us']:>5.1f}] {{{v['cpu_median_us']:>5.1f}}}"
+            for v in (row["method"], row["call"], row["handle"])
+        )
+        print(f"{name:<20}{cells}{row['handle']['median_us'] / row['method']['median_us']:>14.2f}×")
 
     lengths = result["lengths"]
     ns = lengths["lengths"]
@@ -400,9 +409,46 @@ def print_report(result: dict[str, Any]) -> None:
     for name, row in lex["tools"].items():
         print(f"{name:<20}" + "".join(f"{row['median_us'][s]:>10.1f} ({row['ratio_vs_x1'][s]:>4.2f}×)" for s in scales))
 
+    busy = [v for row in result["tools"]["tools"].values() for v in row.values()
+            if v["median_us"] > 1.2 * v["cpu_median_us"]]
+    if busy:
+        print(f"\nnote: {len(busy)} figures ran ≥ 20 % longer on the wall clock than on the CPU: the machine was "
+              "busy; the CPU figures are the steadier ones")
     print("\nTargets")
     for v in result["verdicts"]:
         print(f"  [{'PASS' if v['ok'] else 'FAIL'}] {v['target']}: {v['value']}")
+
+
+RESULTS = ROOT / "bench" / "RESULTS.md"
+SECTION = "## Router layer (in process)"
+
+
+def record(result: dict[str, Any], command: str) -> None:
+    """Replace this benchmark's ``## `` section of bench/RESULTS.md, keeping the other sections."""
+    import contextlib
+    import io
+    import subprocess
+
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        print_report(result)
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "app"], cwd=ROOT, capture_output=True, text=True).stdout
+        code = f"commit {head}" + (" with uncommitted changes in app/" if dirty.strip() else ", clean app/")
+    except OSError:
+        code = "unknown"
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    section = (f"{SECTION}\n\n`{command}` — {when}, {code}. Generated by `bench/router_bench.py`; rerun it "
+               "rather than editing.\n\n```\n" + buffer.getvalue().rstrip("\n") + "\n```\n")
+    text = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "# Benchmark results\n\n"
+    start = text.find(SECTION + "\n")
+    if start == -1:
+        text = text.rstrip("\n") + "\n\n" + section
+    else:
+        end = text.find("\n## ", start + len(SECTION))
+        text = text[:start] + section.rstrip("\n") + "\n" + ("\n" + text[end + 1:] if end != -1 else "")
+    RESULTS.write_text(text.rstrip("\n") + "\n", encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -411,6 +457,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="5 batches of ~10 ms (a smoke run)")
     parser.add_argument("--batches", type=int, default=None, help="batches per variant (default 15)")
     parser.add_argument("--batch-ms", type=float, default=None, help="target duration of one batch (default 40)")
+    parser.add_argument("--record", action="store_true", help=f"also write the report to {SECTION!r} of bench/RESULTS.md")
     args = parser.parse_args(argv)
     batches = args.batches or (5 if args.quick else 15)
     batch_ms = args.batch_ms or (10.0 if args.quick else 40.0)
@@ -431,6 +478,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(result, ensure_ascii=False, indent=2))
     else:
         print_report(result)
+    if args.record:
+        record(result, " ".join(["python", "bench/router_bench.py", *(argv if argv is not None else sys.argv[1:])]))
     return 0
 
 
