@@ -266,7 +266,7 @@ _FIELD_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 def safe_field(loc: tuple) -> str:
     """The argument path of a validation error; a key that is not a plain name is not echoed."""
     parts = [str(p) for p in loc]
-    if not parts or not all(_FIELD_NAME.match(p) or p.isdigit() for p in parts):
+    if not parts or not all(_FIELD_NAME.fullmatch(p) or (p.isascii() and p.isdigit()) for p in parts):
         return "arguments"
     return ".".join(parts)
 

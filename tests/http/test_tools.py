@@ -88,6 +88,8 @@ BAD_ARGUMENTS = [
     ("missing argument", "check_permission", {"caller": "doctor_assistant"}, "mcp"),
     ("extra key", "extract_slots", {"text": "x", "patient": "P0001"}, "patient"),
     ("odd extra key is not echoed", "extract_slots", {"text": "x", "我的秘密 key": 1}, "arguments"),
+    ("key with a trailing newline is not echoed", "extract_slots", {"text": "x", "abc\n": 1}, "arguments"),
+    ("non-ASCII digit key is not echoed", "extract_slots", {"text": "x", "²": 1}, "arguments"),
     ("text over the limit", "route_request", {"text": "化" * 2001, "caller": "doctor_assistant"}, "text"),
     ("malformed session patient", "route_request", {"text": "查化验单", "caller": "doctor_assistant", "patient_id": "p-secret-1"}, "patient_id"),
     ("impossible reference date", "extract_slots", {"text": "昨天", "reference_date": "2026-02-30"}, "reference_date"),
