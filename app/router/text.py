@@ -73,7 +73,14 @@ def _is_filler(ch: str) -> bool:
 _INVISIBLE = re.compile(f"[{_ranges(_is_invisible)}]+")
 _FILLER_BMP = re.compile(f"[{_ranges(_is_filler, 0, 0xFFFF)}]+")
 _FILLER_ASTRAL = re.compile(f"[{_ranges(_is_filler, 0x10000)}]+")
+_ANY_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 _ASCII_UPPER = re.compile("[A-Z]+")
+# Full-width ASCII forms and the ideographic space are nearly all that Chinese text needs from
+# NFKC, whose compatibility decomposition costs ~6.5 µs per 100 characters. Replacing just them by
+# their NFKC forms (~2 µs) usually leaves text that passes the quick check; anything else still
+# goes through the full normalization, so the result is NFKC either way.
+_FULL_WIDTH_MAP = {chr(cp): chr(cp - 0xFEE0) for cp in range(0xFF01, 0xFF5F)} | {"\u3000": " "}
+_FULL_WIDTH = re.compile("[\uff01-\uff5e\u3000]")
 _T2S = opencc.OpenCC("t2s")
 
 
@@ -91,12 +98,20 @@ def fold(value: str) -> str:
 
 
 def views(raw: str) -> TextViews:
-    value = raw if unicodedata.is_normalized("NFKC", raw) else unicodedata.normalize("NFKC", raw)
+    value = raw
+    if not unicodedata.is_normalized("NFKC", value):
+        value = _FULL_WIDTH.sub(_half_width, value)
+        if not unicodedata.is_normalized("NFKC", value):
+            value = unicodedata.normalize("NFKC", value)
     value = _INVISIBLE.sub("", value)
     if not value.isascii():
         value = _T2S.convert(value)
     text = _ASCII_UPPER.sub(_lower, value)
     return TextViews(raw=raw, cased=value, text=text, squashed=squash(text))
+
+
+def _half_width(match: re.Match[str]) -> str:
+    return _FULL_WIDTH_MAP[match.group()]
 
 
 def _lower(match: re.Match[str]) -> str:
@@ -105,6 +120,6 @@ def _lower(match: re.Match[str]) -> str:
 
 def squash(value: str) -> str:
     value = _FILLER_BMP.sub("", value)
-    if value and max(value) > "\uffff":
+    if _ANY_ASTRAL.search(value):
         value = _FILLER_ASTRAL.sub("", value)
     return value

@@ -1,0 +1,29 @@
+"""The views of a text: the cased view is exactly NFKC (minus invisibles, then t2s), whatever path."""
+
+from __future__ import annotations
+
+import unicodedata
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from app.router.text import views
+
+ALPHABET = st.sampled_from(
+    [chr(c) for c in range(0x20, 0x7F)]
+    + [chr(c) for c in range(0xFF01, 0xFF5F)]
+    + list("\u3000\u0301\u0323\u1100\u1161\uac00\u2460\u3392\ufb01\u2126\u1e9b\u4e00\u6c49\u9fa5，。、？！：；“”（）《》")
+)
+
+
+@given(st.text(alphabet=ALPHABET, max_size=30))
+@settings(max_examples=500, deadline=None)
+def test_the_fast_path_equals_full_nfkc(text):
+    expected = views(unicodedata.normalize("NFKC", text))
+    assert views(text).cased == expected.cased
+
+
+def test_full_width_forms_fold():
+    v = views("Ｐ００１２　血钾６.８，ＣＯＭＡ")
+    assert v.cased == "P0012 血钾6.8,COMA"
+    assert v.text == "p0012 血钾6.8,coma"
