@@ -63,7 +63,7 @@ def classify(policy: Policy, analysis: Analysis) -> Classification:
     keywords: dict[str, list[str]] = {}
     # Keywords are read on the text view; only when it has none does the squashed view speak, so
     # "分 期" or "化 验 单" still classify while spacing never adds a second intent to a real match.
-    hits = analysis.hits.group("intent") or analysis.squashed_hits.group("intent")
+    hits = analysis.hits.group("intent") or policy.intent_lexicon.scan(analysis.views.squashed).group("intent")
     for hit in hits:
         found = keywords.setdefault(hit.payload, [])
         if hit.term not in found:

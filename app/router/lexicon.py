@@ -13,6 +13,7 @@ starts or ends with an ASCII letter matches only where no ASCII letter touches i
 from __future__ import annotations
 
 from collections import defaultdict
+from operator import itemgetter
 from typing import Any, Iterable, NamedTuple
 
 import ahocorasick_rs
@@ -27,6 +28,11 @@ class Hit(NamedTuple):
     end: int  # exclusive
     term: str
     payload: Any
+
+
+# NamedTuple's own __new__ is Python code; tuple.__new__ builds the same object in C, and a scan
+# builds one per occurrence.
+_new_hit = tuple.__new__
 
 
 class Hits:
@@ -46,17 +52,24 @@ class Hits:
 
 
 def _longest(hits: list[Hit]) -> list[Hit]:
-    """Drop every hit that a longer hit contains, in one sweep over (start, -end) order: a hit is
-    contained exactly when an earlier-starting (or same-start, longer) hit already reached its end."""
+    """Drop every hit that a longer hit contains, in one sweep in start order: a hit is contained
+    exactly when an earlier-starting hit already reached its end, or when it shares its start with
+    a longer one (which then replaces it)."""
     if len(hits) < 2:
         return hits
     kept: list[Hit] = []
     reach = -1
-    for hit in sorted(hits, key=lambda h: (h.start, -h.end)):
+    for hit in sorted(hits, key=_START):
         if hit.end > reach:
-            kept.append(hit)
+            if kept and kept[-1].start == hit.start:
+                kept[-1] = hit
+            else:
+                kept.append(hit)
             reach = hit.end
     return kept
+
+
+_START = itemgetter(0)
 
 
 class Lexicon:
@@ -91,7 +104,7 @@ class Lexicon:
             if ascii_tail and end <= last and _is_ascii_letter(view[end]):
                 continue
             for group, payload in owners:
-                hit = Hit(start, end, term, payload)
+                hit = _new_hit(Hit, (start, end, term, payload))
                 found = raw.get(group)
                 if found is None:
                     raw[group] = [hit]

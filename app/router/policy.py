@@ -216,7 +216,8 @@ class Policy:
     emergency: Intent  # the P0 intent: forced first, never scored
     critical_values: tuple[CriticalValue, ...]
     lexicon: Lexicon  # every word list, scanned on the text view
-    redline: Lexicon  # red-line and intent words only, scanned on the squashed view
+    redline: Lexicon  # red-line words only, scanned on the squashed view
+    intent_lexicon: Lexicon  # intent keywords, for the squashed view when the text view has none
     slots: SlotsPolicy
     write_required_slots: tuple[str, ...]
     session_only_callers: frozenset[str]
@@ -427,8 +428,8 @@ def _compile(spec: PolicyFile, digest: str) -> Policy:
         "p0": [(fold(t), "term") for t in spec.p0.terms] + [(fold(t), "safe") for t in spec.p0.safe_phrases],
         "staging": [(fold(t), None) for t in spec.staging.terms],
         "write": [(fold(alias), target) for t in spec.write_tools for alias, target in t.aliases.items()],
-        "intent": [(fold(k), i.name) for i in spec.intents for k in i.keywords],
     }
+    intent_groups = {"intent": [(fold(k), i.name) for i in spec.intents for k in i.keywords]}
     slot_groups = {
         "food": [(f, None) for f in slots.foods],
         "analyte": list(slots.analytes.items()),
@@ -462,8 +463,9 @@ def _compile(spec: PolicyFile, digest: str) -> Policy:
             CriticalValue(c.analyte, c.threshold, c.plausible_max, frozenset(fold(u) for u in c.units), c.window, _critical_words(c))
             for c in spec.p0.critical_values
         ),
-        lexicon=Lexicon(redline_groups | slot_groups),
+        lexicon=Lexicon(redline_groups | intent_groups | slot_groups),
         redline=Lexicon(redline_groups),
+        intent_lexicon=Lexicon(intent_groups),
         slots=slots,
         write_required_slots=tuple(spec.route.write_required_slots),
         session_only_callers=frozenset(spec.route.session_only_callers),
