@@ -19,7 +19,7 @@ from .text import TextViews, views
 _TOOL_TOKEN = re.compile(r"(?<![a-z0-9_])[a-z][a-z0-9]*_[a-z0-9_]*")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class WriteRef:
     """A write the text asks for: a registered tool (``tool`` set) or an unregistered write-looking name."""
 
@@ -29,7 +29,7 @@ class WriteRef:
     position: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Analysis:
     views: TextViews
     hits: Hits  # scan of the text view: intent keywords and slot dictionaries

@@ -15,14 +15,14 @@ from .analysis import Analysis
 from .policy import Intent, Policy
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Scored:
     intent: Intent
     score: int
     keywords: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Classification:
     """The rule outcome; ``best`` is None for ``unknown``."""
 

@@ -18,7 +18,7 @@ from .text import fold
 _IDENTIFIER = re.compile(r"[a-z][a-z0-9_]*")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Resolution:
     """What a gate ``intent`` argument resolved to."""
 

@@ -84,7 +84,7 @@ _FULL_WIDTH = re.compile("[\uff01-\uff5e\u3000]")
 _T2S = opencc.OpenCC("t2s")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TextViews:
     raw: str
     cased: str
