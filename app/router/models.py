@@ -124,7 +124,7 @@ class RouteArgs(_Args):
 # Results
 # --------------------------------------------------------------------------------------------
 
-ReasonCode = Literal[
+GATE_REASON_CODES = (
     "p0_emergency",
     "caller_unknown",
     "caller_out_of_scope",
@@ -141,30 +141,14 @@ ReasonCode = Literal[
     "matrix_no_access",
     "matrix_write_not_allowed",
     "pass",
-]
-RouteReasonCode = Literal[
-    "p0_emergency",
-    "unknown_intent",
-    "low_confidence",
-    "patient_out_of_context",
-    "missing_slot",
-    "ambiguous_slot",
-    "proceed",
-    "caller_unknown",
-    "caller_out_of_scope",
-    "target_unknown",
-    "target_unresolved",
-    "empty_intent",
-    "mx1_staging_delegate",
-    "mx1_calc_doctor_only",
-    "mx2_gamification_child_only",
-    "mx2_child_restricted",
-    "mx3_write_not_allowed",
-    "mx3_target_mismatch",
-    "mx3_unregistered_write",
-    "matrix_no_access",
-    "matrix_write_not_allowed",
-]
+)
+# route_request's own codes; a denial carries the gate's code, a pass never reaches the result.
+ROUTE_REASON_CODES = (
+    "p0_emergency", "unknown_intent", "low_confidence", "patient_out_of_context", "missing_slot",
+    "ambiguous_slot", "proceed",
+) + tuple(c for c in GATE_REASON_CODES if c not in ("p0_emergency", "pass"))
+ReasonCode = Literal[GATE_REASON_CODES]  # type: ignore[valid-type]
+RouteReasonCode = Literal[ROUTE_REASON_CODES]  # type: ignore[valid-type]
 PolicyVersion = Annotated[str, Field(description="Policy file version + first 12 hex of its sha256.")]
 
 

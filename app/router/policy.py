@@ -365,24 +365,23 @@ def _cross_check(spec: PolicyFile) -> list[str]:
     need_roles("route.session_only_callers", spec.route.session_only_callers)
 
     _duplicates(problems, "slots.foods", spec.slots.foods)
-    synonym_owner: dict[str, str] = {}
-    for analyte, words in spec.slots.analytes.items():
-        for word in words:
-            key = fold(word)
-            if key in synonym_owner and synonym_owner[key] != analyte:
-                problems.append(f"slots.analytes.{analyte}: {word!r} overlaps a synonym of {synonym_owner[key]}")
-            synonym_owner[key] = analyte
+    _overlaps(problems, "slots.analytes", spec.slots.analytes)
     for meal in MEALS:
         if meal not in spec.slots.meals:
             problems.append(f"slots.meals: no words for {meal!r}")
-    meal_owner: dict[str, str] = {}
-    for meal, words in spec.slots.meals.items():
+    _overlaps(problems, "slots.meals", spec.slots.meals)
+    return problems
+
+
+def _overlaps(problems: list[str], where: str, words_of: dict[str, list[str]]) -> None:
+    """A word (after folding) may belong to one owner only: 钾 cannot be two analytes."""
+    owner: dict[str, str] = {}
+    for name, words in words_of.items():
         for word in words:
             key = fold(word)
-            if key in meal_owner and meal_owner[key] != meal:
-                problems.append(f"slots.meals.{meal}: {word!r} overlaps a word of {meal_owner[key]}")
-            meal_owner[key] = meal
-    return problems
+            if key in owner and owner[key] != name:
+                problems.append(f"{where}.{name}: {word!r} overlaps a word of {owner[key]}")
+            owner[key] = name
 
 
 def _duplicates(problems: list[str], where: str, words: list[str]) -> None:
