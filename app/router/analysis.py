@@ -47,7 +47,7 @@ def analyze(policy: Policy, raw: str) -> Analysis:
         [h for h in hits.group("p0") if h.payload == "term"],
         [h for h in squashed.group("p0") if h.payload == "term"],
     )
-    p0.extend(_critical_values(policy, v.text))
+    p0.extend(_critical_values(policy, v.text, hits))
     staging = _terms(hits.group("staging"), squashed.group("staging"))
     return Analysis(v, hits, squashed, p0, staging, _writes(policy, v.text, hits, squashed))
 
@@ -64,27 +64,27 @@ _NUMBER = re.compile(
 _CLAUSE_END = re.compile("[，。！？；,!?;]")
 
 
-def _critical_values(policy: Policy, text: str) -> list[str]:
+def _critical_values(policy: Policy, text: str, hits: Hits) -> list[str]:
     """Each analyte word, then the rest of its clause within the rule's window: any number there at
     or above the threshold, unit absent or allowed, is a critical value (血钾从5.0升到6.9 halts)."""
     found: list[str] = []
-    for rule in policy.critical_values:
-        for word in rule.words.finditer(text):
-            limit = word.end() + rule.window
-            # A clause break right after the word (血钾，6.8 / 血钾：6.8) still belongs to it.
-            cut = _CLAUSE_END.search(text, word.end() + 1, limit)
-            if cut:
-                limit = cut.start()
-            for number in _NUMBER.finditer(text, word.end()):
-                if number.start() >= limit:
-                    break
-                value = numerals.parse_number(number.group(1))
-                unit = number.group(2)
-                if value is None or (unit and unit not in rule.units):
-                    continue
-                if rule.threshold <= value <= rule.plausible_max:
-                    found.append(text[word.start() : number.end()].rstrip())
-                    break
+    for word in hits.group("critical"):
+        rule = policy.critical_values[word.payload]
+        limit = word.end + rule.window
+        # A clause break right after the word (血钾，6.8 / 血钾：6.8) still belongs to it.
+        cut = _CLAUSE_END.search(text, word.end + 1, limit)
+        if cut:
+            limit = cut.start()
+        for number in _NUMBER.finditer(text, word.end):
+            if number.start() >= limit:
+                break
+            value = numerals.parse_number(number.group(1))
+            unit = number.group(2)
+            if value is None or (unit and unit not in rule.units):
+                continue
+            if rule.threshold <= value <= rule.plausible_max:
+                found.append(text[word.start : number.end()].rstrip())
+                break
     return list(dict.fromkeys(found))
 
 

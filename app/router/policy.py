@@ -177,8 +177,7 @@ class CriticalValue:
     threshold: float
     plausible_max: float
     units: frozenset[str]
-    window: int
-    words: re.Pattern[str]  # the analyte's words, ASCII ones as whole words
+    window: int  # the analyte's words are the lexicon's "critical" group, payload = this rule's index
 
 
 @dataclass(frozen=True, slots=True)
@@ -393,11 +392,6 @@ def _duplicates(problems: list[str], where: str, words: list[str]) -> None:
         seen.add(key)
 
 
-def _critical_words(entry: CriticalValueEntry) -> re.Pattern[str]:
-    words = sorted({fold(w) for w in entry.words}, key=len, reverse=True)
-    return re.compile(r"(?<![a-z])(?:" + "|".join(re.escape(w) for w in words) + r")(?![a-z])")
-
-
 def _compile(spec: PolicyFile, digest: str) -> Policy:
     name_of = {mcp_id: entry.name for mcp_id, entry in spec.mcps.items()}
     write_tools = {
@@ -428,6 +422,7 @@ def _compile(spec: PolicyFile, digest: str) -> Policy:
         "staging": [(fold(t), None) for t in spec.staging.terms],
         "write": [(fold(alias), target) for t in spec.write_tools for alias, target in t.aliases.items()],
     }
+    redline_groups["critical"] = [(fold(w), n) for n, c in enumerate(spec.p0.critical_values) for w in c.words]
     intent_groups = {"intent": [(fold(k), i.name) for i in spec.intents for k in i.keywords]}
     slot_groups = {
         "food": [(f, None) for f in slots.foods],
@@ -459,7 +454,7 @@ def _compile(spec: PolicyFile, digest: str) -> Policy:
         intent_by_mcp={i.mcp: i for i in reversed(intents)},
         emergency=emergency,
         critical_values=tuple(
-            CriticalValue(c.analyte, c.threshold, c.plausible_max, frozenset(fold(u) for u in c.units), c.window, _critical_words(c))
+            CriticalValue(c.analyte, c.threshold, c.plausible_max, frozenset(fold(u) for u in c.units), c.window)
             for c in spec.p0.critical_values
         ),
         lexicon=Lexicon(redline_groups | intent_groups | slot_groups),
