@@ -33,12 +33,13 @@ from __future__ import annotations
 
 import re
 from datetime import date, timedelta
+from operator import attrgetter
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from .lexicon import Hit, Hits
-from .numerals import CHARS, parse_number
+from .numerals import CHARS, LIMIT, parse_chinese, parse_number
 from .policy import Policy
 from .text import TextViews
 
@@ -84,10 +85,11 @@ class SlotsResult(BaseModel):
 #
 # Shape: one character class of every character a slot can start with, then one branch per slot
 # kind, each guarded by a look-behind on that first character and closed by an empty group named
-# after the kind (so ``Match.lastgroup`` is the kind). The leading class lets sre skip every other
-# character in C; branches that opened with a capturing group would be tried one by one at every
-# position instead (8× slower on a 100-character message). A number-led branch has no group for
-# its number: the number runs from the match start to the empty group ``e``.
+# after the kind (so ``Match.lastgroup`` is the kind and ``Match.lastindex`` its index). The
+# leading class lets sre skip every other character in C; branches that opened with a capturing
+# group would be tried one by one at every position instead (8× slower on a 100-character
+# message). A number-led branch has no group for its number: the number runs from the match
+# start to the empty group ``e``.
 # ---------------------------------------------------------------------------------------------
 
 _AR = r"[0-9]+(?:\.[0-9]+)?"
@@ -127,6 +129,7 @@ _WEEKDAYS.update({str(n): n - 1 for n in range(1, 8)})
 _NOT_WINDOW = frozenset("将接靠附")
 _NOT_WEIGHT = frozenset("严加过超偏较沉")
 _KID_WORDS = ("宝宝", "孩子", "婴儿", "小孩", "儿子", "女儿")
+_TERM, _PAYLOAD = attrgetter("term"), attrgetter("payload")
 
 
 def _unit_pattern(units: set[str]) -> str:
@@ -162,37 +165,53 @@ def _led(*words: str) -> str:
     return "(?:" + "|".join(f"(?<={w[0]}){w[1:]}" for w in sorted(words, key=len, reverse=True)) + ")"
 
 
-def _pattern(units: str) -> re.Pattern[str]:
+def _pattern(unit_set: set[str]) -> re.Pattern[str]:
+    units = _unit_pattern(unit_set)
+
     def number(kind: str) -> str:
         return f"(?P<{kind}_n>{_NUM}|半)"
 
-    # After a number that starts at the match start, in order of precedence.
-    number_tails = {
-        "ymd": (
-            r"(?<![0-9]{5})(?<=[0-9]{4})(?:(?P<sep>[-/.])(?P<m1>[0-9]{1,2})(?P=sep)(?P<d1>[0-9]{1,2})"
-            r"|[ \t]*年[ \t]*(?P<m2>[0-9]{1,2})[ \t]*月[ \t]*(?P<d2>[0-9]{1,2})[ \t]*[日号]?)(?![0-9])"
-        ),
-        "md": f"[ \\t]*月[ \\t]*(?P<dd>[0-9]{{1,2}}|{_CN})[ \\t]*[日号]",
-        "ago": f"[ \\t]*(?P<ago_u>天|{_WEEK})(?:以前|之前|前)",
-        "wsuf": f"[ \\t]*(?P<wsuf_u>{_SPAN_UNIT}){_WITHIN}",
-        "amon": "[ \\t]*(?P<amon_u>个月(?=大)|个?月(?=龄))",
+    # After a number that starts at the match start, in order of precedence: a date, then the
+    # tails that open with optional blanks and a unit word, then a bare Arabic number.
+    date_tail = (
+        r"(?<![0-9]{5})(?<=[0-9]{4})(?:(?P<sep>[-/.])(?P<m1>[0-9]{1,2})(?P=sep)(?P<d1>[0-9]{1,2})"
+        r"|[ \t]*年[ \t]*(?P<m2>[0-9]{1,2})[ \t]*月[ \t]*(?P<d2>[0-9]{1,2})[ \t]*[日号]?)(?![0-9])"
+    )
+    unit_tails = {  # each opens with a unit word right after the blanks
+        "md": f"月[ \\t]*(?P<dd>[0-9]{{1,2}}|{_CN})[ \\t]*[日号]",
+        "ago": f"(?P<ago_u>天|{_WEEK})(?:以前|之前|前)",
+        "wsuf": f"(?P<wsuf_u>{_SPAN_UNIT}){_WITHIN}",
+        "amon": "(?P<amon_u>个月(?=大)|个?月(?=龄))",
         "age": (
-            f"[ \\t]*(?P<age_u>周岁|岁)(?P<age_h>半(?!{units}))?"
+            f"(?P<age_u>周岁|岁)(?P<age_h>半(?!{units}))?"
             f"(?:[ \\t]*零?(?P<agem_n>{_NUM})(?P<agem_u>个月))?"
         ),
-        "wt2": "[ \\t]*(?P<wt2_u>公斤|千克|kg(?![a-z])|斤)(?=重)",
-        "mid": "[ \\t]*个半(?P<mid_u>月|小时|钟头|星期|礼拜)",  # 一个半月 = 1.5 个月, not 一个 + 半月
-        "metre": f"[ \\t]*(?P<metre_u>{_METRE}|m(?![a-z0-9]))(?P<metre_t>{_METRE_TAIL})?",
-        "q": f"[ \\t]*(?P<q_u>{units})(?P<q_h>半(?!{units}))?",
-        "bare": "(?<=[0-9])",  # an Arabic number needs no unit; a Chinese one does
+        "wt2": "(?P<wt2_u>公斤|千克|kg(?![a-z])|斤)(?=重)",
+        "mid": "个半(?P<mid_u>月|小时|钟头|星期|礼拜)",  # 一个半月 = 1.5 个月, not 一个 + 半月
+        "metre": f"(?P<metre_u>{_METRE}|m(?![a-z0-9]))(?P<metre_t>{_METRE_TAIL})?",
+        "q": f"(?P<q_u>{units})(?P<q_h>半(?!{units}))?",
     }
+    # Every character a unit tail can open with (the words above, then the units). The blanks are
+    # read once for all unit tails, and the look-ahead on this class sends a number followed by
+    # anything else straight to the bare-number branch: the scan takes a fifth less time on
+    # bench/router_bench.py's MESSAGE, a quarter less on longer texts. The matches are those of one
+    # ``[ \t]*`` per tail, since no tail but ``q`` can open with a blank (a policy unit might), so
+    # only the longest run of blanks can lead into any other tail, and ``q`` is tried last.
+    openers = set("月天周个星礼年岁公千k斤米m") | {u[0] for u in unit_set}
+    number_tails = (
+        f"{date_tail}(?P<ymd>)"
+        f"|[ \\t]*(?=[{''.join(re.escape(ch) for ch in sorted(openers))}])(?:"
+        + "|".join(f"{body}(?P<{kind}>)" for kind, body in unit_tails.items())
+        + ")"
+        + "|(?<=[0-9])(?P<bare>)"  # an Arabic number needs no unit; a Chinese one does
+    )
     led = {
         "pid": ("p", r"(?<![a-z0-9]p)[0-9]{4,}"),
         "num": (
             f"0-9{CHARS}半",
             # 2026.3.5 is a date: no decimal part when another dot and digit follow it.
             f"(?:(?<=[0-9])[0-9]*(?:\\.[0-9]+(?!\\.[0-9]))?|(?<=[{CHARS}])[{CHARS}]*|(?<=半))(?P<e>)(?:"
-            + "|".join(f"{body}(?P<{kind}>)" for kind, body in number_tails.items())
+            + number_tails
             + ")",
         ),
         "win": (
@@ -249,14 +268,17 @@ class _Draft:
     ) -> dict | None:
         """Record ``text[start:stop]`` with the unit and trailing 半 groups that follow it, if they matched."""
         value = parse_number(self.text[start:stop])
-        if value is None or (self.masks and any(lo <= start < hi for lo, hi in self.masks)):
+        if value is None or (self.masks and _masked(self.masks, start)):
             return None
         end, unit_text = stop, None
-        if unit is not None and m.start(unit) >= 0:
-            end = m.end(unit)
-            unit_text = self.cased[m.start(unit) : end]
-            if half is not None and m.start(half) >= 0:
-                value, end = value + 0.5, m.end(half)
+        if unit is not None:
+            unit_start, unit_end = m.span(unit)
+            if unit_start >= 0:
+                end, unit_text = unit_end, self.cased[unit_start:unit_end]
+                if half is not None:
+                    half_start, half_end = m.span(half)
+                    if half_start >= 0:
+                        value, end = value + 0.5, half_end
         quantity = {"value": value, "unit": unit_text, "raw": self.cased[start:end]}
         self.numbers.append(quantity)
         return quantity
@@ -272,7 +294,7 @@ class SlotExtractor:
         slots = policy.slots
         self._measure_units = frozenset(slots.measure_units)
         self._digit_analytes = frozenset(term for term in slots.analytes if any(ch.isdigit() for ch in term))
-        self._scan = _pattern(_unit_pattern(set(_BASE_UNITS) | set(slots.measure_units))).finditer
+        self._scan = _pattern(set(_BASE_UNITS) | set(slots.measure_units)).finditer
         self._pid = re.compile(r"(?<![A-Za-z0-9])P[0-9]{4,}")
         self._handlers = {
             "pid": self._on_pid,
@@ -291,9 +313,15 @@ class SlotExtractor:
             "ht": self._on_height,
             "mid": self._on_mid_half,
             "metre": self._on_metres,
-            "q": self._on_quantity,
-            "bare": self._on_bare,
+            # "q" and "bare", the most frequent kinds, are read in ``extract`` itself.
         }
+        # ``Match.lastindex`` is the index of the kind's closing empty group: a tuple indexed by it
+        # finds the handler without the name lookup of ``lastgroup``.
+        groups = self._scan.__self__.groupindex
+        table: list = [None] * (max(groups.values()) + 1)
+        for kind, handler in self._handlers.items():
+            table[groups[kind]] = handler
+        self._groups = (tuple(table), groups["bare"], groups["q"], groups["e"], groups["q_u"], groups["q_h"])
 
     def patient_ids(self, views: TextViews) -> list[str]:
         """Distinct patient IDs in order of appearance, read on the cased view (``p0012`` is not one)."""
@@ -301,24 +329,64 @@ class SlotExtractor:
 
     def extract(self, views: TextViews, hits: Hits, reference_date: date, policy_version: str) -> SlotsResult:
         analytes = hits.group("analyte")
-        masks = [(h.start, h.end) for h in analytes if h.term in self._digit_analytes] if self._digit_analytes else []
-        draft = _Draft(views, reference_date, hits.group("food"), masks)
-        handlers = self._handlers
-        for m in self._scan(views.text):
-            handlers[m.lastgroup](m, draft)
-        meals = list(dict.fromkeys(h.payload for h in hits.group("meal")))
+        digit_analytes = self._digit_analytes
+        masks = [(h.start, h.end) for h in analytes if h.term in digit_analytes] if digit_analytes and analytes else []
+        foods = hits.group("food")
+        draft = _Draft(views, reference_date, foods, masks)
+        text, cased, numbers = views.text, views.cased, draft.numbers
+        handlers, bare, quantity, number_end, unit_group, half_group = self._groups
+        measure_units = self._measure_units
+        # A bare number and a number with its unit are most of what a message holds: they are read
+        # here, without a handler and a ``_Draft.quantity`` call each (1 µs of 23 on the bench MESSAGE).
+        for m in self._scan(text):
+            kind = m.lastindex
+            if kind == bare:  # ASCII digits only: parse_number's own branch, inlined
+                start, stop = m.span()
+                token = text[start:stop]
+                value = float(token) if "." in token else int(token)
+                if value < LIMIT and not (masks and _masked(masks, start)):
+                    numbers.append({"value": value, "unit": None, "raw": cased[start:stop]})
+            elif kind == quantity:  # _Draft.quantity inlined; the unit always matched, 半 may follow it
+                start, stop = m.start(), m.start(number_end)
+                token = text[start:stop]
+                if "0" <= token[0] <= "9":
+                    value = float(token) if "." in token else int(token)
+                    if value >= LIMIT:
+                        continue
+                else:
+                    value = parse_chinese(token)
+                    if value is None:
+                        continue
+                if masks and _masked(masks, start):
+                    continue
+                unit_start, unit_end = m.span(unit_group)
+                half_start, end = m.span(half_group)
+                if half_start >= 0:
+                    value += 0.5
+                else:
+                    end = unit_end
+                numbers.append({"value": value, "unit": cased[unit_start:unit_end], "raw": cased[start:end]})
+                unit = text[unit_start:unit_end]
+                if unit in measure_units:
+                    if unit not in _FOOD_BOUND_UNITS or _food_in_clause(draft, m):
+                        draft.measures.append(len(numbers) - 1)
+                elif unit in _WEEK_UNITS and draft.window is None and _is_bare_span(draft, m):
+                    draft.window = _round_half_up(value * 7)
+            else:
+                handlers[kind](m, draft)
+        meals = list(dict.fromkeys(map(_PAYLOAD, hits.group("meal"))))
         ambiguous = []
         if len(draft.ids) > 1:
             ambiguous.append("patient_id")
         if len(meals) > 1:
             ambiguous.append("meal")
-        result = SlotsResult.model_validate(
+        result = _validate_result(
             {
                 "patient_id": draft.ids[0] if len(draft.ids) == 1 else None,
-                "food": list(dict.fromkeys(h.term for h in draft.foods)),
-                "analyte": list(dict.fromkeys(h.payload for h in analytes)),
+                "food": list(dict.fromkeys(map(_TERM, foods))),
+                "analyte": list(dict.fromkeys(map(_PAYLOAD, analytes))),
                 "date": draft.dates,
-                "number": draft.numbers,
+                "number": numbers,
                 "age_years": draft.age,
                 "weight_kg": draft.weight,
                 "height_cm": draft.height,
@@ -330,7 +398,7 @@ class SlotExtractor:
             }
         )
         if draft.measures:  # a measure is one of the numbers: share its model, validate it once
-            result.measure.extend(result.number[i] for i in draft.measures)
+            result.measure.extend([result.number[i] for i in draft.measures])
         return result
 
     # -- identifiers and dates ------------------------------------------------------------------
@@ -439,27 +507,13 @@ class SlotExtractor:
         if d.height is None and (stated or (isinstance(value, float) and value < 3)):
             d.height = round(value * 100, 1)
 
-    # -- plain numbers and food portions -------------------------------------------------------
-
-    def _on_quantity(self, m: re.Match[str], d: _Draft) -> None:
-        quantity = d.quantity(m, m.start(), m.start("e"), "q_u", "q_h")
-        if quantity is None:
-            return
-        unit = m.group("q_u")
-        if unit in self._measure_units:
-            if unit not in _FOOD_BOUND_UNITS or _food_in_clause(d, m):
-                d.measures.append(len(d.numbers) - 1)
-        elif unit in _WEEK_UNITS and d.window is None and _is_bare_span(d, m):
-            d.window = _round_half_up(quantity["value"] * 7)
+    # -- other numbers (plain numbers and food portions are read in ``extract``) ----------------
 
     def _on_mid_half(self, m: re.Match[str], d: _Draft) -> None:
         value = parse_number(d.text[m.start() : m.start("e")])
         if value is not None:
             unit = "个" + m.group("mid_u")
             d.numbers.append({"value": value + 0.5, "unit": unit, "raw": d.cased[m.start() : m.end()]})
-
-    def _on_bare(self, m: re.Match[str], d: _Draft) -> None:
-        d.quantity(m, m.start(), m.end())
 
 
 def _add_calendar_date(d: _Draft, year: int, month: str, day: str) -> None:
@@ -470,6 +524,14 @@ def _add_calendar_date(d: _Draft, year: int, month: str, day: str) -> None:
         d.add_date(date(year, month_value, day_value))
     except ValueError:
         return  # 2月30日: shaped like a date, not one; its numbers are not quantities either
+
+
+def _masked(masks: list[tuple[int, int]], start: int) -> bool:
+    return any(lo <= start < hi for lo, hi in masks)
+
+
+# SlotsResult.model_validate without its Python wrapper (the same validator, default options).
+_validate_result = SlotsResult.__pydantic_validator__.validate_python
 
 
 def _food_in_clause(d: _Draft, m: re.Match[str]) -> bool:

@@ -57,6 +57,12 @@ ROWS = [
     ("every number in text order", "每天3次，每次2片",
      {"number": [q(3, "次", "3次"), q(2, "片", "2片")], "measure": [q(2, "片", "2片")]}),
     ("digit inside an analyte word is no number", "HCO3 22", {"analyte": ["bicarbonate"], "number": [q(22, None, "22")]}),
+    ("blanks and a tab between a number and its unit", "每天3 次，每次 2\t片",
+     {"number": [q(3, "次", "3 次"), q(2, "片", "2\t片")], "measure": [q(2, "片", "2\t片")]}),
+    ("blanks then no unit: a bare number", "血钾 5.2 偏高", {"number": [q(5.2, None, "5.2")]}),
+    ("blanks before a unit, 半 after it", "两 碗半米饭", {"number": [q(2.5, "碗", "两 碗半")], "measure": [q(2.5, "碗", "两 碗半")]}),
+    ("blanks before 个月大: months of age", "3 \t个月大", {"number": [q(3, "个月", "3 \t个月")], "age_years": 0.25}),
+    ("blanks before 岁", "5  岁", {"number": [q(5, "岁", "5  岁")], "age_years": 5.0}),
     # --- 斤: body weight vs food measure --------------------------------------------------------
     ("斤 of body weight → kg", "体重30斤", {"weight_kg": 15.0, "number": [q(30, "斤", "30斤")], "measure": []}),
     ("重 … 斤 is a body weight", "孩子重36斤", {"weight_kg": 18.0}),
