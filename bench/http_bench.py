@@ -51,6 +51,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+from bench.results import write_section  # noqa: E402
+
 BENCH = ROOT / "bench"
 MIX_LUA = BENCH / "mix.lua"
 RESULTS = BENCH / "RESULTS.md"
@@ -500,14 +504,7 @@ def write_results(path: Path, meta: dict[str, Any], body: str, verdicts: list[st
 
 {body}
 """
-    text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmark results\n\n"
-    start = text.find(SECTION + "\n")
-    if start == -1:
-        text = text.rstrip("\n") + "\n\n" + section
-    else:
-        end = text.find("\n## ", start + len(SECTION))
-        text = text[:start] + section.rstrip("\n") + "\n" + ("\n" + text[end + 1:] if end != -1 else "")
-    path.write_text(text.rstrip("\n") + "\n", encoding="utf-8")
+    write_section(SECTION, section, path)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -56,6 +56,7 @@ import orjson  # noqa: E402
 
 from app.protocol.server import McpServer  # noqa: E402
 from app.router import ArgumentError, Router, load_policy  # noqa: E402
+from bench.results import write_section  # noqa: E402
 
 RESULTS = ROOT / "bench" / "RESULTS.md"
 SECTION = "## Load without loss"
@@ -492,14 +493,7 @@ def record(summary: dict) -> None:
         "Statuses: " + ", ".join(f"{k}: {v:,}" for k, v in sorted(summary["statuses"].items())) + ".",
         "",
     ]
-    text = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "# Benchmark results\n\n"
-    start = text.find(SECTION + "\n")
-    if start == -1:
-        text = text.rstrip("\n") + "\n\n" + "\n".join(lines)
-    else:
-        end = text.find("\n## ", start + len(SECTION))
-        text = text[:start] + "\n".join(lines) + ("\n" + text[end + 1:] if end != -1 else "")
-    RESULTS.write_text(text.rstrip("\n") + "\n", encoding="utf-8")
+    write_section(SECTION, "\n".join(lines), RESULTS)
 
 
 def main(argv: list[str] | None = None) -> int:

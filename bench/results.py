@@ -1,0 +1,19 @@
+"""bench/RESULTS.md is shared: each script owns one "## " section and replaces only that one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
+
+
+def write_section(title: str, section: str, path: Path = RESULTS) -> None:
+    """Replace the section that starts with ``title`` (a "## " heading) by ``section``, or append it."""
+    text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmark results\n\n"
+    start = text.find(title + "\n")
+    if start == -1:
+        text = text.rstrip("\n") + "\n\n" + section
+    else:
+        end = text.find("\n## ", start + len(title))
+        text = text[:start] + section.rstrip("\n") + "\n" + ("\n" + text[end + 1:] if end != -1 else "")
+    path.write_text(text.rstrip("\n") + "\n", encoding="utf-8")
