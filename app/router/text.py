@@ -36,18 +36,26 @@ _IGNORABLE = [
 _KEEP_CONTROLS = frozenset("\t\n\r\x0b\x0c")
 
 
+# Where a format character, control, separator, punctuation, symbol or mark can be: planes 0–3 and
+# the tag/variation-selector block of plane 14. Planes 4–13 are unassigned and 15–16 private use
+# (tests/router/test_text.py proves nothing there matches), so import-time scanning skips them.
+_ASSIGNED = ((0, 0x3FFFF), (0xE0000, 0xE0FFF))
+
+
 def _ranges(predicate, lo: int = 0, hi: int = sys.maxunicode) -> str:
     """A regex character class body for every code point in [lo, hi] that satisfies ``predicate``."""
     parts: list[str] = []
-    start = None
-    for cp in range(lo, hi + 2):
-        inside = cp <= hi and predicate(chr(cp))
-        if inside and start is None:
-            start = cp
-        elif not inside and start is not None:
-            end = cp - 1
-            parts.append(re.escape(chr(start)) if start == end else f"{re.escape(chr(start))}-{re.escape(chr(end))}")
-            start = None
+    for block_lo, block_hi in _ASSIGNED:
+        first, last = max(lo, block_lo), min(hi, block_hi)
+        start = None
+        for cp in range(first, last + 2):
+            inside = cp <= last and predicate(chr(cp))
+            if inside and start is None:
+                start = cp
+            elif not inside and start is not None:
+                end = cp - 1
+                parts.append(re.escape(chr(start)) if start == end else f"{re.escape(chr(start))}-{re.escape(chr(end))}")
+                start = None
     return "".join(parts)
 
 

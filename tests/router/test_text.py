@@ -27,3 +27,13 @@ def test_full_width_forms_fold():
     v = views("Ｐ００１２　血钾６.８，ＣＯＭＡ")
     assert v.cased == "P0012 血钾6.8,COMA"
     assert v.text == "p0012 血钾6.8,coma"
+
+
+def test_the_unscanned_planes_hold_nothing_to_drop_or_squash():
+    from app.router.text import _ASSIGNED, _is_filler, _is_invisible
+
+    assert _ASSIGNED == ((0, 0x3FFFF), (0xE0000, 0xE0FFF))
+    for lo, hi in ((0x40000, 0xDFFFF), (0xE1000, 0x10FFFF)):
+        for cp in range(lo, hi + 1):
+            ch = chr(cp)
+            assert not _is_invisible(ch) and not _is_filler(ch), hex(cp)
