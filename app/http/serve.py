@@ -45,6 +45,9 @@ def serve(host: str, port: int) -> int:
         forwarded_allow_ips=settings.forwarded_allow_ips,
         timeout_graceful_shutdown=settings.shutdown_timeout_seconds,
         timeout_keep_alive=5,
+        # Past this many open connections uvicorn answers 503 at once instead of queueing without
+        # bound: overload sheds load instead of growing memory and every caller's latency.
+        limit_concurrency=settings.max_connections,
     )
     server = uvicorn.Server(config)
     server.run()

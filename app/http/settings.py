@@ -64,6 +64,7 @@ class ServiceSettings(RouterSettings):
     mcp_max_body_bytes: int = Field(65_536, ge=1_024, le=16 * 1024 * 1024)
     request_timeout_seconds: float = Field(10.0, gt=0, le=300)
     shutdown_timeout_seconds: int = Field(10, ge=1, le=300)
+    max_connections: int = Field(1024, ge=1, le=1_000_000)
     metrics_port: int | None = Field(None, ge=1, le=65_535)
     proxy_headers: bool = False
     forwarded_allow_ips: str = "127.0.0.1"
