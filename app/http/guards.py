@@ -7,7 +7,7 @@ Origin (403) → bearer (401) → Content-Type (415) → body size (413, read in
 from __future__ import annotations
 
 import hashlib
-import itertools
+import random
 import hmac
 import re
 import secrets
@@ -78,10 +78,10 @@ def declared_length(headers: Headers) -> int | None:
     return int(digits) if len(digits) <= 18 else 10**18
 
 
-# Generated ids: a random per-process prefix and a counter — unique across replicas and restarts
-# without a system call per request (the ids correlate log lines; they are not secrets).
-_ID_PREFIX = secrets.token_hex(8)
-_ID_COUNTER = itertools.count(1)
+# Generated ids: 128 bits from a process-local generator seeded from the OS once — unique across
+# replicas and restarts without a system call per request (ids correlate log lines; they are not
+# secrets, so a non-cryptographic generator is enough).
+_ID_BITS = random.Random(secrets.randbits(128)).getrandbits
 
 
 def request_id(headers: Headers) -> str:
@@ -89,4 +89,4 @@ def request_id(headers: Headers) -> str:
     values = header_values(headers, b"x-request-id")
     if len(values) == 1 and _REQUEST_ID.fullmatch(values[0]):
         return values[0].decode("ascii")
-    return f"{_ID_PREFIX}{next(_ID_COUNTER):016x}"
+    return f"{_ID_BITS(128):032x}"
