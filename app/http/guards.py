@@ -7,8 +7,8 @@ Origin (403) → bearer (401) → Content-Type (415) → body size (413, read in
 from __future__ import annotations
 
 import hashlib
-import random
 import hmac
+import random
 import re
 import secrets
 
