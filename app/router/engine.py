@@ -184,16 +184,17 @@ class Router:
         if not verdict.allow:
             return route.done("denied", verdict.reason_code, verdict.reason, delegate_to=verdict.delegate_to)
 
-        text_ids = self._slots.patient_ids(analysis.views)
+        # The text's patients, from its slots: one ID, or several distinct ones (ambiguous).
+        several_ids = "patient_id" in slots.ambiguous
         session_only = caller in self.policy.session_only_callers
         if patient_id is not None:
-            if any(pid != patient_id for pid in text_ids):
+            if several_ids or slots.patient_id not in (None, patient_id):
                 if session_only:
                     return route.done("denied", "patient_out_of_context", "the text names a patient other than the session's")
                 return route.done("clarify", "patient_out_of_context", "the text names a patient other than the session's",
                                   ambiguous=["patient_id"])
-        elif not session_only and len(text_ids) == 1:
-            route.patient_id = text_ids[0]
+        elif not session_only and slots.patient_id is not None:
+            route.patient_id = slots.patient_id
 
         required = list(result.best.intent.required_slots)
         if resolution.writes:
