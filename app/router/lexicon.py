@@ -35,20 +35,15 @@ class Hit(NamedTuple):
 _new_hit = tuple.__new__
 
 
-class Hits:
-    """The occurrences found in one view, by group; ``group`` applies longest-match-wins once."""
+class Hits(defaultdict):
+    """The occurrences found in one view: group name → hits in text order, longest match already
+    applied. ``group(name)`` is the mapping's own C-level look-up (an absent group is empty): the
+    router asks for a dozen groups per request, and a Python method per look-up showed up."""
 
-    __slots__ = ("_raw", "_groups")
+    group = defaultdict.__getitem__
 
-    def __init__(self, raw: dict[str, list[Hit]]):
-        self._raw = raw  # group → hits in the automaton's order, before longest-match-wins
-        self._groups: dict[str, list[Hit]] = {}
-
-    def group(self, name: str) -> list[Hit]:
-        found = self._groups.get(name)
-        if found is None:
-            found = self._groups[name] = _longest(self._raw.get(name, []))
-        return found
+    def __init__(self) -> None:
+        super().__init__(list)
 
 
 def _longest(hits: list[Hit]) -> list[Hit]:
@@ -92,9 +87,9 @@ class Lexicon:
         self.size = len(self._terms)
 
     def scan(self, view: str) -> Hits:
+        hits = Hits()
         if self._automaton is None or not view:
-            return Hits({})
-        raw: dict[str, list[Hit]] = {}
+            return hits
         last = len(view) - 1
         terms = self._terms
         for index, start, end in self._automaton.find_matches_as_indexes(view, overlapping=True):
@@ -104,10 +99,8 @@ class Lexicon:
             if ascii_tail and end <= last and _is_ascii_letter(view[end]):
                 continue
             for group, payload in owners:
-                hit = _new_hit(Hit, (start, end, term, payload))
-                found = raw.get(group)
-                if found is None:
-                    raw[group] = [hit]
-                else:
-                    found.append(hit)
-        return Hits(raw)
+                hits[group].append(_new_hit(Hit, (start, end, term, payload)))
+        for group, found in hits.items():
+            if len(found) > 1:
+                hits[group] = _longest(found)
+        return hits
