@@ -84,9 +84,11 @@ _FILLER_ASTRAL = re.compile(f"[{_ranges(_is_filler, 0x10000)}]+")
 _ANY_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 _ASCII_UPPER = re.compile("[A-Z]+")
 # Full-width ASCII forms and the ideographic space are nearly all that Chinese text needs from
-# NFKC, whose compatibility decomposition costs ~6.5 µs per 100 characters. Replacing just them by
-# their NFKC forms (~2 µs) usually leaves text that passes the quick check; anything else still
-# goes through the full normalization, so the result is NFKC either way.
+# NFKC, whose compatibility decomposition costs ~6.5 µs per 100 characters. The clause marks are
+# replaced by C-level str.replace (0.2 µs for all of them), any other full-width form by one regex
+# pass; each by its own NFKC form, so the text then usually passes the quick check, and anything
+# else still goes through the full normalization: the result is NFKC either way.
+_CLAUSE_MARKS = (("，", ","), ("？", "?"), ("！", "!"), ("：", ":"), ("；", ";"), ("（", "("), ("）", ")"))
 _FULL_WIDTH_MAP = {chr(cp): chr(cp - 0xFEE0) for cp in range(0xFF01, 0xFF5F)} | {"\u3000": " "}
 _FULL_WIDTH = re.compile("[\uff01-\uff5e\u3000]")
 _T2S = opencc.OpenCC("t2s")
@@ -108,9 +110,12 @@ def fold(value: str) -> str:
 def views(raw: str) -> TextViews:
     value = raw
     if not unicodedata.is_normalized("NFKC", value):
-        value = _FULL_WIDTH.sub(_half_width, value)
+        for full, half in _CLAUSE_MARKS:
+            value = value.replace(full, half)
         if not unicodedata.is_normalized("NFKC", value):
-            value = unicodedata.normalize("NFKC", value)
+            value = _FULL_WIDTH.sub(_half_width, value)
+            if not unicodedata.is_normalized("NFKC", value):
+                value = unicodedata.normalize("NFKC", value)
     value = _INVISIBLE.sub("", value)
     if not value.isascii():
         value = _T2S.convert(value)
