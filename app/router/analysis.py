@@ -116,6 +116,8 @@ def _writes(policy: Policy, text: str, hits: Hits, squashed: Hits) -> list[Write
             tool = lookup_write_tool(policy, name)
             if tool is not None or is_write_looking(policy, name):
                 refs.append(WriteRef(name, tool, name, match.start()))
+    if len(refs) < 2:
+        return refs
     refs.sort(key=lambda r: r.position)
     distinct: dict[str, WriteRef] = {}
     for ref in refs:
