@@ -185,7 +185,6 @@ def stages(router: Router, batches: int, target_ns: int) -> list[tuple[str, floa
         "  classify (analysis reused)": lambda: cl.classify(policy, a),
         "  gate (analysis reused; resolves by classify again)": lambda: gt.gate(policy, None, a, CALLER, ""),
         "  slots extract (analysis reused)": lambda: router._extract(a, REFERENCE),
-        "  patient_ids": lambda: router._slots.patient_ids(a.views),
         "  GateResult build": lambda: router._gate_result(verdict, resolution),
         "Router.call argument validation (RouteArgs)": lambda: spec.args.model_validate(arguments),
         "Router.call (validate + route_request + model_dump of args)": lambda: router.call("route_request", arguments),
@@ -233,7 +232,6 @@ INSTRUMENTED = [
     ("app.router.engine", "gate", "gate"),
     ("app.router.gate", "classify", "  classify again inside gate.resolve"),
     ("app.router.slots:SlotExtractor", "extract", "slots extract"),
-    ("app.router.slots:SlotExtractor", "patient_ids", "patient_ids"),
     ("app.router.engine:Router", "_gate_result", "GateResult build"),
     ("app.router.engine:_Route", "done", "RouteResult build"),
 ]

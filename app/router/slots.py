@@ -295,7 +295,6 @@ class SlotExtractor:
         self._measure_units = frozenset(slots.measure_units)
         self._digit_analytes = frozenset(term for term in slots.analytes if any(ch.isdigit() for ch in term))
         self._scan = _pattern(set(_BASE_UNITS) | set(slots.measure_units)).finditer
-        self._pid = re.compile(r"(?<![A-Za-z0-9])P[0-9]{4,}")
         self._handlers = {
             "pid": self._on_pid,
             "ymd": self._on_ymd,
@@ -322,10 +321,6 @@ class SlotExtractor:
         for kind, handler in self._handlers.items():
             table[groups[kind]] = handler
         self._groups = (tuple(table), groups["bare"], groups["q"], groups["e"], groups["q_u"], groups["q_h"])
-
-    def patient_ids(self, views: TextViews) -> list[str]:
-        """Distinct patient IDs in order of appearance, read on the cased view (``p0012`` is not one)."""
-        return list(dict.fromkeys(self._pid.findall(views.cased)))
 
     def extract(self, views: TextViews, hits: Hits, reference_date: date, policy_version: str) -> SlotsResult:
         analytes = hits.group("analyte")
