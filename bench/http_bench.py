@@ -53,7 +53,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
-from bench.results import write_section  # noqa: E402
+from bench.results import without_version, write_section  # noqa: E402
 
 BENCH = ROOT / "bench"
 MIX_LUA = BENCH / "mix.lua"
@@ -278,14 +278,6 @@ def verify(server: Server, bodies: list[bytes]) -> dict[str, Any]:
             )
         answers[message["id"]] = message["result"].get("structuredContent")
     return answers
-
-
-def _without_version(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _without_version(v) for k, v in value.items() if k != "policy_version"}
-    if isinstance(value, list):
-        return [_without_version(v) for v in value]
-    return value
 
 
 # ---------------------------------------------------------------------------------------------
@@ -594,7 +586,7 @@ def main(argv: list[str] | None = None) -> int:
     notes = []
     if "ours" in answers:
         for name, got in answers.items():
-            differ = [i for i in got if _without_version(got[i]) != _without_version(answers["ours"].get(i))]
+            differ = [i for i in got if without_version(got[i]) != without_version(answers["ours"].get(i))]
             if differ:
                 notes.append(f"{name} answered {len(differ)}/{len(got)} bodies differently from ours "
                              f"(structuredContent), e.g. id {differ[0]}")

@@ -1,8 +1,10 @@
-"""bench/RESULTS.md is shared: each script owns one "## " section and replaces only that one."""
+"""Shared by the bench scripts. bench/RESULTS.md is shared too: each script owns one "## " section
+and replaces only that one."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 
@@ -17,3 +19,12 @@ def write_section(title: str, section: str, path: Path = RESULTS) -> None:
         end = text.find("\n## ", start + len(title))
         text = text[:start] + section.rstrip("\n") + "\n" + ("\n" + text[end + 1:] if end != -1 else "")
     path.write_text(text.rstrip("\n") + "\n", encoding="utf-8")
+
+
+def without_version(value: Any) -> Any:
+    """A result with every ``policy_version`` removed: servers on different policies compare equal."""
+    if isinstance(value, dict):
+        return {k: without_version(v) for k, v in value.items() if k != "policy_version"}
+    if isinstance(value, list):
+        return [without_version(v) for v in value]
+    return value

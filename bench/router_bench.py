@@ -40,7 +40,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from app.router import Router, load_policy  # noqa: E402
-from bench.results import write_section  # noqa: E402
+from bench.results import without_version, write_section  # noqa: E402
 from app.router.policy import default_policy_bytes, parse_policy  # noqa: E402
 from app.router.text import fold  # noqa: E402
 
@@ -309,16 +309,8 @@ def bench_lengths(router: Router, batches: int, target_ns: int) -> dict[str, Any
     return {"lengths": list(TEXT_LENGTHS), "tools": out}
 
 
-def _without_version(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _without_version(v) for k, v in value.items() if k != "policy_version"}
-    if isinstance(value, list):
-        return [_without_version(v) for v in value]
-    return value
-
-
 def _decision(router: Router) -> Any:
-    return _without_version(router.route_request(MESSAGE, CALLER, PATIENT, REFERENCE).model_dump(mode="json"))
+    return without_version(router.route_request(MESSAGE, CALLER, PATIENT, REFERENCE).model_dump(mode="json"))
 
 
 def bench_lexicon(batches: int, target_ns: int) -> dict[str, Any]:
