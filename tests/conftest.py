@@ -27,3 +27,13 @@ def router(policy):
 @pytest.fixture
 def token() -> str:
     return secrets.token_urlsafe(32)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _check_built_results():
+    """Every result the router builds without validation is validated here too (app/router/built.py)."""
+    from app.router import built
+
+    built.CHECK = True
+    yield
+    built.CHECK = False

@@ -34,8 +34,15 @@ from .models import (
     safe_field,
     validation_message,
 )
+from .built import builder
 from .policy import Policy
 from .slots import SlotExtractor
+
+_gate_result = builder(GateResult)
+_route_result = builder(RouteResult)
+_classify_result = builder(ClassifyResult)
+_permission_result = builder(PermissionResult)
+_candidate = builder(Candidate)
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,32 +137,32 @@ class Router:
         result = classify(self.policy, analysis)
         slots = self._extract(analysis, self._today())
         best = result.best
-        return ClassifyResult(
-            intent=result.intent_name,
-            mcp=result.mcp,
-            slots=slots,
-            confidence=result.confidence,
-            allowed_callers=list(best.intent.allowed_callers) if best else [],
-            matched_keywords=list(best.keywords) if best else [],
-            candidates=[Candidate(intent=s.intent.name, mcp=s.intent.mcp, score=s.score) for s in result.ranked],
-            fallback="halt" if result.emergency else ("llm" if best is None else None),
-            note=result.note(),
-            policy_version=self.policy_version,
-        )
+        return _classify_result({
+            "intent": result.intent_name,
+            "mcp": result.mcp,
+            "slots": slots,
+            "confidence": result.confidence,
+            "allowed_callers": list(best.intent.allowed_callers) if best else [],
+            "matched_keywords": list(best.keywords) if best else [],
+            "candidates": [_candidate({"intent": s.intent.name, "mcp": s.intent.mcp, "score": s.score}) for s in result.ranked],
+            "fallback": "halt" if result.emergency else ("llm" if best is None else None),
+            "note": result.note(),
+            "policy_version": self.policy_version,
+        })
 
     def check_permission(self, caller: str, mcp: str, action: str = "read") -> PermissionResult:
         verdict, resolved_action, cell = permission(self.policy, self.scope, caller, mcp, action)
-        return PermissionResult(
-            allow=verdict.allow,
-            access=cell,
-            resolved_action=resolved_action,
-            reason=verdict.reason,
-            reason_code=verdict.reason_code,
-            write_tool=verdict.write_tool,
-            requires_confirmation=verdict.requires_confirmation,
-            limited_view=verdict.limited_view,
-            policy_version=self.policy_version,
-        )
+        return _permission_result({
+            "allow": verdict.allow,
+            "access": cell,
+            "resolved_action": resolved_action,
+            "reason": verdict.reason,
+            "reason_code": verdict.reason_code,
+            "write_tool": verdict.write_tool,
+            "requires_confirmation": verdict.requires_confirmation,
+            "limited_view": verdict.limited_view,
+            "policy_version": self.policy_version,
+        })
 
     def extract_slots(self, text: str, reference_date: str | date | None = None) -> SlotsResult:
         return self._extract(analyze(self.policy, text), self._reference(reference_date))
@@ -227,21 +234,21 @@ class Router:
         return date.fromisoformat(reference_date)
 
     def _gate_result(self, verdict: Verdict, resolution: Resolution) -> GateResult:
-        return GateResult(
-            allow=verdict.allow,
-            reason=verdict.reason,
-            reason_code=verdict.reason_code,
-            applied_rule=verdict.applied_rule,
-            gate=verdict.gate,
-            delegate_to=verdict.delegate_to,
-            requires_confirmation=verdict.requires_confirmation,
-            matched_keywords=verdict.matched,
-            resolved_intent=resolution.intent,
-            resolved_mcp=resolution.mcp,
-            write_tool=verdict.write_tool or (resolution.writes[0].name if resolution.writes else None),
-            limited_view=verdict.limited_view,
-            policy_version=self.policy_version,
-        )
+        return _gate_result({
+            "allow": verdict.allow,
+            "reason": verdict.reason,
+            "reason_code": verdict.reason_code,
+            "applied_rule": verdict.applied_rule,
+            "gate": verdict.gate,
+            "delegate_to": verdict.delegate_to,
+            "requires_confirmation": verdict.requires_confirmation,
+            "matched_keywords": verdict.matched,
+            "resolved_intent": resolution.intent,
+            "resolved_mcp": resolution.mcp,
+            "write_tool": verdict.write_tool or (resolution.writes[0].name if resolution.writes else None),
+            "limited_view": verdict.limited_view,
+            "policy_version": self.policy_version,
+        })
 
 
 class _Route:
@@ -268,21 +275,21 @@ class _Route:
         requires_confirmation: bool = False,
         limited_view: bool = False,
     ) -> RouteResult:
-        return RouteResult(
-            status=status,
-            intent=self.result.intent_name,
-            mcp=self.mcp,
-            patient_id=self.patient_id,
-            confidence=self.result.confidence,
-            slots=self.slots,
-            missing_slots=missing or [],
-            ambiguous_slots=ambiguous or [],
-            gate=self.gate,
-            delegate_to=delegate_to,
-            requires_confirmation=requires_confirmation,
-            limited_view=limited_view,
-            fallback=fallback,
-            reason=reason,
-            reason_code=reason_code,
-            policy_version=self.router.policy_version,
-        )
+        return _route_result({
+            "status": status,
+            "intent": self.result.intent_name,
+            "mcp": self.mcp,
+            "patient_id": self.patient_id,
+            "confidence": self.result.confidence,
+            "slots": self.slots,
+            "missing_slots": missing or [],
+            "ambiguous_slots": ambiguous or [],
+            "gate": self.gate,
+            "delegate_to": delegate_to,
+            "requires_confirmation": requires_confirmation,
+            "limited_view": limited_view,
+            "fallback": fallback,
+            "reason": reason,
+            "reason_code": reason_code,
+            "policy_version": self.router.policy_version,
+        })

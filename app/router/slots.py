@@ -34,9 +34,12 @@ from __future__ import annotations
 import re
 from datetime import date, timedelta
 from operator import attrgetter
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from typing_extensions import TypedDict  # pydantic reads typing's own TypedDict only from Python 3.12
+
+from .built import builder
 
 from .lexicon import Hit, Hits
 from .numerals import CHARS, LIMIT, parse_chinese, parse_number
@@ -46,12 +49,16 @@ from .text import TextViews
 Meal = Literal["breakfast", "lunch", "dinner", "snack"]
 
 
-class Quantity(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+# A plain dict (a TypedDict), not a model: a message holds a dozen quantities, and building each
+# as a model instance cost as much as the rest of its handling (bench/router_bench.py).
+class Quantity(TypedDict):
+    """A number with its unit, as written."""
 
-    value: int | float = Field(description="The number as written: an int when written without a fractional part.")
-    unit: str | None = Field(description="The unit as written right after the number, or null when there is none.")
-    raw: str = Field(description="The matched span as written (after Unicode normalization).")
+    __pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[misc]
+
+    value: Annotated[int | float, Field(description="The number as written: an int when written without a fractional part.")]
+    unit: Annotated[str | None, Field(description="The unit as written right after the number, or null when there is none.")]
+    raw: Annotated[str, Field(description="The matched span as written (after Unicode normalization).")]
 
 
 class SlotsResult(BaseModel):
@@ -254,9 +261,8 @@ class _Draft:
         self.cased, self.text, self.reference, self.foods, self.masks = views.cased, views.text, reference, foods, masks
         self.ids: list[str] = []
         self.dates: list[str] = []
-        # Plain dicts: SlotsResult validates them into Quantity models in one pass (in Rust), which
-        # costs half of building each model on its own; a measure is the index of its number.
-        self.numbers: list[dict] = []
+        # Quantity dicts; a measure is the index of its number.
+        self.numbers: list[Quantity] = []
         self.measures: list[int] = []
         self.age: float | None = None
         self.weight: float | None = None
@@ -265,7 +271,7 @@ class _Draft:
 
     def quantity(
         self, m: re.Match[str], start: int, stop: int, unit: str | None = None, half: str | None = None
-    ) -> dict | None:
+    ) -> Quantity | None:
         """Record ``text[start:stop]`` with the unit and trailing 半 groups that follow it, if they matched."""
         value = parse_number(self.text[start:stop])
         if value is None or (self.masks and _masked(self.masks, start)):
@@ -375,7 +381,7 @@ class SlotExtractor:
             ambiguous.append("patient_id")
         if len(meals) > 1:
             ambiguous.append("meal")
-        result = _validate_result(
+        return _build_result(
             {
                 "patient_id": draft.ids[0] if len(draft.ids) == 1 else None,
                 "food": list(dict.fromkeys(map(_TERM, foods))),
@@ -387,14 +393,11 @@ class SlotExtractor:
                 "height_cm": draft.height,
                 "time_window_days": draft.window,
                 "meal": meals[0] if len(meals) == 1 else None,
-                "measure": [],
+                "measure": [numbers[i] for i in draft.measures],  # a measure is one of the numbers
                 "ambiguous": ambiguous,
                 "policy_version": policy_version,
             }
         )
-        if draft.measures:  # a measure is one of the numbers: share its model, validate it once
-            result.measure.extend([result.number[i] for i in draft.measures])
-        return result
 
     # -- identifiers and dates ------------------------------------------------------------------
 
@@ -463,7 +466,7 @@ class SlotExtractor:
             return
         if d.text.startswith("多", m.end()):
             return  # 3岁多 is "over three": a floor, not an age
-        d.age = round(years["value"] + (months["value"] / 12 if months else 0), 2)
+        d.age = round(float(years["value"] + (months["value"] / 12 if months else 0)), 2)
 
     def _on_weight(self, m: re.Match[str], d: _Draft) -> None:
         if m.lastgroup == "wt":
@@ -473,7 +476,7 @@ class SlotExtractor:
         else:
             quantity, unit = d.quantity(m, m.start(), m.start("e"), "wt2_u"), m.group("wt2_u")
         if quantity is not None and d.weight is None:
-            d.weight = round(quantity["value"] * (0.5 if unit == "斤" else 1), 2)
+            d.weight = round(float(quantity["value"] * (0.5 if unit == "斤" else 1)), 2)
 
     def _on_height(self, m: re.Match[str], d: _Draft) -> None:
         if m.group("ht_m"):
@@ -483,7 +486,7 @@ class SlotExtractor:
         if quantity is not None and d.height is None:
             # 身高1.2 can only be metres, 身高120 only centimetres.
             value = quantity["value"]
-            d.height = round(value * 100 if quantity["unit"] is None and value < 3 else value, 1)
+            d.height = round(float(value * 100 if quantity["unit"] is None and value < 3 else value), 1)
 
     def _on_metres(self, m: re.Match[str], d: _Draft) -> None:
         self._metres(m, d, m.start(), m.start("e"), "metre_u", "metre_t", stated=False)
@@ -500,7 +503,7 @@ class SlotExtractor:
         end = m.end(tail) if decimals else m.end(unit)
         d.numbers.append({"value": value, "unit": d.cased[m.start(unit) : m.end(unit)], "raw": d.cased[start:end]})
         if d.height is None and (stated or (isinstance(value, float) and value < 3)):
-            d.height = round(value * 100, 1)
+            d.height = round(float(value * 100), 1)
 
     # -- other numbers (plain numbers and food portions are read in ``extract``) ----------------
 
@@ -525,8 +528,7 @@ def _masked(masks: list[tuple[int, int]], start: int) -> bool:
     return any(lo <= start < hi for lo, hi in masks)
 
 
-# SlotsResult.model_validate without its Python wrapper (the same validator, default options).
-_validate_result = SlotsResult.__pydantic_validator__.validate_python
+_build_result = builder(SlotsResult)
 
 
 def _food_in_clause(d: _Draft, m: re.Match[str]) -> bool:

@@ -13,6 +13,7 @@ from datetime import date
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic import TypeAdapter, ValidationError
 
 from app.router.slots import Quantity, SlotExtractor, SlotsResult
 from app.router.text import views
@@ -215,8 +216,8 @@ def test_realistic_message(policy, extractor: SlotExtractor) -> None:
     assert (got.age_years, got.weight_kg, got.height_cm, got.time_window_days) == (3.5, 15.0, 120.0, 7)
     assert got.food == ["米饭", "苹果"] and got.analyte == ["potassium"] and got.meal == "breakfast"
     assert got.date == ["2026-03-09"]
-    assert [x.raw for x in got.number] == ["3岁半", "30斤", "一米二", "7天", "两碗", "半个", "5.2 mmol/L"]
-    assert [x.raw for x in got.measure] == ["两碗", "半个"]
+    assert [x["raw"] for x in got.number] == ["3岁半", "30斤", "一米二", "7天", "两碗", "半个", "5.2 mmol/L"]
+    assert [x["raw"] for x in got.measure] == ["两碗", "半个"]
     assert got.policy_version == policy.policy_version
 
 
@@ -237,12 +238,17 @@ def test_patient_ids(policy, extractor: SlotExtractor, text: str, patient_id, am
     assert ("patient_id" in got.ambiguous) is ambiguous
 
 
-@pytest.mark.parametrize("model", [SlotsResult, Quantity])
-def test_models_forbid_extra_and_describe_every_field(model) -> None:
-    schema = model.model_json_schema()
-    assert model.model_config["extra"] == "forbid"
-    assert all(field.description for field in model.model_fields.values())
+def test_models_forbid_extra_and_describe_every_field() -> None:
+    schema = SlotsResult.model_json_schema()
+    assert SlotsResult.model_config["extra"] == "forbid"
+    assert all(field.description for field in SlotsResult.model_fields.values())
     assert schema.get("additionalProperties") is False
+    quantity = schema["$defs"]["Quantity"]
+    assert quantity.get("additionalProperties") is False
+    assert set(quantity["properties"]) == set(quantity["required"]) == set(Quantity.__annotations__)
+    assert all(p.get("description") for p in quantity["properties"].values())
+    with pytest.raises(ValidationError):
+        TypeAdapter(Quantity).validate_python({"value": 1, "unit": None, "raw": "1", "extra": 1})
 
 
 # Characters the grammar cares about, mixed with arbitrary text, so that generated messages reach
@@ -255,6 +261,6 @@ _GRAMMAR = "0123456789.-/:年月日号天周个岁半两一二三四五六七八
 def test_any_text_is_read_without_error(policy, extractor: SlotExtractor, text: str) -> None:
     got = extract(policy, extractor, text)
     cased = views(text).cased
-    assert all(x.raw in cased for x in got.number)
+    assert all(x["raw"] in cased for x in got.number)
     assert all(any(m is n for n in got.number) for m in got.measure)
     assert got.date == sorted(set(got.date), key=got.date.index)
