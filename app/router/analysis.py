@@ -43,18 +43,23 @@ def analyze(policy: Policy, raw: str) -> Analysis:
     v = views(raw)
     hits = policy.lexicon.scan(v.text)
     squashed = policy.redline.scan(v.squashed) if v.squashed != v.text else hits
-    p0 = _terms(
-        [h for h in hits.group("p0") if h.payload == "term"],
-        [h for h in squashed.group("p0") if h.payload == "term"],
-    )
-    p0.extend(_critical_values(policy, v.text, hits))
-    staging = _terms(hits.group("staging"), squashed.group("staging"))
-    return Analysis(v, hits, squashed, p0, staging, _writes(policy, v.text, hits, squashed))
+    # Most texts have no P0, staging, critical or write word: ``get`` spares building empty lists.
+    get, get_squashed = hits.get, squashed.get
+    p0 = _terms(get("p0"), get_squashed("p0"), "term")
+    if "critical" in hits:
+        p0.extend(_critical_values(policy, v.text, hits))
+    staging = _terms(get("staging"), get_squashed("staging"))
+    writes = _writes(policy, v.text, hits, squashed) if "write" in hits or "write" in squashed or "_" in v.text else []
+    return Analysis(v, hits, squashed, p0, staging, writes)
 
 
-def _terms(first: list[Hit], second: list[Hit]) -> list[str]:
-    """Distinct terms, text-view hits first, then what only the squashed view revealed."""
-    return list(dict.fromkeys([h.term for h in first] + [h.term for h in second]))
+def _terms(first: list[Hit] | None, second: list[Hit] | None, payload: object = None) -> list[str]:
+    """Distinct terms, text-view hits first, then what only the squashed view revealed; only the
+    hits with ``payload`` when one is given (P0 terms, not their safe phrases)."""
+    if not first and not second:
+        return []
+    found = (first or []) + (second or [])
+    return list(dict.fromkeys([h.term for h in found if payload is None or h.payload == payload]))
 
 
 # A number in Arabic digits or a Chinese numeral (七点二), and whatever unit-like text follows it.

@@ -29,6 +29,13 @@ class Classification:
     best: Scored | None
     ranked: tuple[Scored, ...]
     emergency: bool
+    confidence: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.emergency:
+            self.confidence = 1.0
+        elif self.best is not None:
+            self.confidence = round(min(0.95, 0.50 + 0.05 * self.best.score), 2)
 
     @property
     def intent_name(self) -> str:
@@ -37,14 +44,6 @@ class Classification:
     @property
     def mcp(self) -> str | None:
         return self.best.intent.mcp if self.best else None
-
-    @property
-    def confidence(self) -> float:
-        if self.emergency:
-            return 1.0
-        if self.best is None:
-            return 0.0
-        return round(min(0.95, 0.50 + 0.05 * self.best.score), 2)
 
     def note(self) -> str | None:
         if self.best is None:
@@ -58,23 +57,28 @@ class Classification:
 
 def classify(policy: Policy, analysis: Analysis) -> Classification:
     if analysis.p0:
-        scored = Scored(policy.emergency, sum(len(t) for t in analysis.p0), tuple(analysis.p0))
+        scored = Scored(policy.emergency, sum(map(len, analysis.p0)), tuple(analysis.p0))
         return Classification(scored, (scored,), emergency=True)
-    keywords: dict[str, list[str]] = {}
     # Keywords are read on the text view; only when it has none does the squashed view speak, so
     # "分 期" or "化 验 单" still classify while spacing never adds a second intent to a real match.
-    hits = analysis.hits.group("intent") or policy.intent_lexicon.scan(analysis.views.squashed).group("intent")
-    for hit in hits:
-        found = keywords.setdefault(hit.payload, [])
-        if hit.term not in found:
-            found.append(hit.term)
-    if not keywords:
+    hits = analysis.hits.get("intent") or policy.intent_lexicon.scan(analysis.views.squashed).get("intent")
+    if not hits:
         return Classification(None, (), emergency=False)
-    ranked = sorted(
-        (
-            Scored(policy.intent_by_name[name], sum(len(k) for k in words), tuple(words))
-            for name, words in keywords.items()
-        ),
-        key=lambda s: (-s.score, s.intent.priority, s.intent.order),
-    )
+    keywords: dict[str, dict[str, None]] = {}  # intent → its distinct keywords, in text order
+    for hit in hits:
+        found = keywords.get(hit.payload)
+        if found is None:
+            keywords[hit.payload] = {hit.term: None}
+        else:
+            found[hit.term] = None
+    by_name = policy.intent_by_name
+    ranked = [Scored(by_name[name], sum(map(len, words)), tuple(words)) for name, words in keywords.items()]
+    if len(ranked) > 1:
+        ranked.sort(key=_rank)
     return Classification(ranked[0], tuple(ranked), emergency=False)
+
+
+def _rank(scored: Scored) -> tuple[int, int, int]:
+    """Best first: the higher score, then the higher priority (P0 … P5), then the policy's order."""
+    return -scored.score, scored.intent.priority, scored.intent.order
+

@@ -78,7 +78,8 @@ def _is_filler(ch: str) -> bool:
 # Built once at import. sre tests a class of BMP code points with one bitmap look-up, but walks
 # astral ranges one by one (8 µs instead of 0.6 µs per 100 characters), so astral fillers (emoji,
 # musical and mathematical symbols) get a class of their own, used only when the text has any.
-_INVISIBLE = re.compile(f"[{_ranges(_is_invisible)}]+")
+_INVISIBLE_BMP = re.compile(f"[{_ranges(_is_invisible, 0, 0xFFFF)}]+")
+_INVISIBLE_ASTRAL = re.compile(f"[{_ranges(_is_invisible, 0x10000)}]+")
 _FILLER_BMP = re.compile(f"[{_ranges(_is_filler, 0, 0xFFFF)}]+")
 _FILLER_ASTRAL = re.compile(f"[{_ranges(_is_filler, 0x10000)}]+")
 _ANY_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
@@ -116,11 +117,16 @@ def views(raw: str) -> TextViews:
             value = _FULL_WIDTH.sub(_half_width, value)
             if not unicodedata.is_normalized("NFKC", value):
                 value = unicodedata.normalize("NFKC", value)
-    value = _INVISIBLE.sub("", value)
+    astral = _ANY_ASTRAL.search(value) is not None
+    value = _INVISIBLE_BMP.sub("", value)
+    if astral:
+        value = _INVISIBLE_ASTRAL.sub("", value)
     if not value.isascii():
-        value = _T2S.convert(value)
+        simplified = _T2S.convert(value)
+        if simplified != value:  # OpenCC maps a few BMP characters beyond it
+            value, astral = simplified, astral or _ANY_ASTRAL.search(simplified) is not None
     text = _ASCII_UPPER.sub(_lower, value)
-    return TextViews(raw=raw, cased=value, text=text, squashed=squash(text))
+    return TextViews(raw=raw, cased=value, text=text, squashed=squash(text, astral))
 
 
 def _half_width(match: re.Match[str]) -> str:
@@ -131,8 +137,9 @@ def _lower(match: re.Match[str]) -> str:
     return match.group().lower()
 
 
-def squash(value: str) -> str:
+def squash(value: str, astral: bool = True) -> str:
+    """``astral`` False: the caller knows ``value`` has no code point beyond the BMP."""
     value = _FILLER_BMP.sub("", value)
-    if _ANY_ASTRAL.search(value):
+    if astral and _ANY_ASTRAL.search(value):
         value = _FILLER_ASTRAL.sub("", value)
     return value

@@ -7,7 +7,7 @@ import unicodedata
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.router.text import views
+from app.router.text import squash, views
 
 ALPHABET = st.sampled_from(
     [chr(c) for c in range(0x20, 0x7F)]
@@ -37,3 +37,24 @@ def test_the_unscanned_planes_hold_nothing_to_drop_or_squash():
         for cp in range(lo, hi + 1):
             ch = chr(cp)
             assert not _is_invisible(ch) and not _is_filler(ch), hex(cp)
+
+
+def test_squash_sees_astral_characters_that_t2s_produced() -> None:
+    # OpenCC t2s maps some BMP characters to astral ones; views() takes its "no astral character"
+    # short cut from the text as it is after the conversion, never before it.
+    import opencc
+
+    t2s = opencc.OpenCC("t2s")
+    bmp = [chr(cp) for cp in range(0x3400, 0xFFFF) if not 0xD800 <= cp <= 0xDFFF]
+    produced = [ch for ch in bmp if any(ord(c) > 0xFFFF for c in t2s.convert(ch))]
+    assert produced, "no BMP character maps beyond the BMP any more: this test proves nothing"
+    for ch in produced:
+        got = views(f"{ch}，{ch}")
+        assert got.squashed == squash(got.text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=30))
+def test_the_squashed_view_is_the_text_view_squashed(text: str) -> None:
+    got = views(text)
+    assert got.squashed == squash(got.text)
