@@ -175,7 +175,7 @@ class Router:
         reference_date: str | date | None = None,
     ) -> RouteResult:
         analysis = analyze(self.policy, text)
-        slots = self._extract(analysis, self._reference(reference_date))
+        slots = self._slots.extract(analysis.views, analysis.hits, self._reference(reference_date), self.policy_version)
         result = classify(self.policy, analysis)
         route = _Route(self, result, slots, patient_id)
         if result.emergency:

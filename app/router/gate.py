@@ -47,7 +47,7 @@ def resolve(policy: Policy, analysis: Analysis, classification: Classification |
     if analysis.p0:
         return Resolution(policy.emergency.name, policy.router_mcp, matched=tuple(analysis.p0))
     key = analysis.views.text.strip()
-    if _IDENTIFIER.fullmatch(key):
+    if key.isascii() and _IDENTIFIER.fullmatch(key):  # isascii is O(1) on str
         intent = policy.intent_by_name.get(key)
         if intent is not None:
             return Resolution(intent.name, intent.mcp, matched=(key,))
@@ -97,7 +97,8 @@ def _first_denial(
     denial = check_input(policy, scope, caller, target_mcp or None)
     if denial:
         return denial
-    if not analysis.views.text.strip():
+    text = analysis.views.text
+    if not text or text.isspace():
         return Verdict(False, "INPUT", "empty_intent", "intent is empty")
     target = target_mcp or resolution.mcp
     if target is None and not resolution.writes:

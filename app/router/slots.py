@@ -129,6 +129,8 @@ _DAYS_PER = {"天": 1, "周": 7, "星期": 7, "个星期": 7, "礼拜": 7, "个�
 # 斤 and 两 weigh a child as well as a food: a portion only with a food in the same clause.
 _FOOD_BOUND_UNITS = frozenset({"斤", "两"})
 _RELATIVE_DAYS = {"今天": 0, "今日": 0, "昨天": -1, "昨日": -1, "前天": -2, "大前天": -3, "明天": 1, "明日": 1}
+_RELATIVE_DELTAS = {word: timedelta(days=days) for word, days in _RELATIVE_DAYS.items()}
+_ONE_WEEK = timedelta(days=7)
 _WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 _WEEKDAYS.update({str(n): n - 1 for n in range(1, 8)})
 # A preceding character that turns the context word into another word: 将近 (nearly), 超重
@@ -273,8 +275,16 @@ class _Draft:
         self, m: re.Match[str], start: int, stop: int, unit: str | None = None, half: str | None = None
     ) -> Quantity | None:
         """Record ``text[start:stop]`` with the unit and trailing 半 groups that follow it, if they matched."""
-        value = parse_number(self.text[start:stop])
-        if value is None or (self.masks and _masked(self.masks, start)):
+        token = self.text[start:stop]
+        if "0" <= token[:1] <= "9":  # parse_number, inlined: this runs for most handled matches
+            value = float(token) if "." in token else int(token)
+            if value >= LIMIT:
+                return None
+        else:
+            value = parse_chinese(token)
+            if value is None:
+                return None
+        if self.masks and _masked(self.masks, start):
             return None
         end, unit_text = stop, None
         if unit is not None:
@@ -420,14 +430,14 @@ class SlotExtractor:
         _add_calendar_date(d, d.reference.year, d.text[m.start() : m.start("e")], m.group("dd"))
 
     def _on_relative(self, m: re.Match[str], d: _Draft) -> None:
-        offset = _RELATIVE_DAYS.get(m.group())
-        if offset is not None:
-            d.add_date(d.reference + timedelta(days=offset))
+        delta = _RELATIVE_DELTAS.get(m.group())
+        if delta is not None:
+            d.add_date(d.reference + delta)
         elif m.group("wd"):  # 上周三: the Wednesday of the previous week
             monday = d.reference - timedelta(days=d.reference.weekday() + 7)
             d.add_date(monday + timedelta(days=_WEEKDAYS[m.group("wd")]))
         else:
-            d.add_date(d.reference - timedelta(days=7))
+            d.add_date(d.reference - _ONE_WEEK)
 
     def _on_ago(self, m: re.Match[str], d: _Draft) -> None:
         value = parse_number(d.text[m.start() : m.start("e")])
