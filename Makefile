@@ -26,7 +26,7 @@ test: $(STAMP) system-tools
 	$(PY) -m pytest -n 2 -q $(PYTEST_ARGS)
 
 bench: $(STAMP)
-	$(PY) bench/router_bench.py
+	$(PY) bench/router_bench.py $(BENCH_ARGS)
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .venv-* .pytest_cache .hypothesis

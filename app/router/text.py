@@ -126,7 +126,7 @@ def views(raw: str) -> TextViews:
         if simplified != value:  # OpenCC maps a few BMP characters beyond it
             value, astral = simplified, astral or _ANY_ASTRAL.search(simplified) is not None
     text = _ASCII_UPPER.sub(_lower, value)
-    return TextViews(raw=raw, cased=value, text=text, squashed=squash(text, astral))
+    return TextViews(raw, value, text, squash(text, astral))
 
 
 def _half_width(match: re.Match[str]) -> str:
