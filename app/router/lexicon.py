@@ -41,9 +41,6 @@ class Hits(defaultdict):
 
     group = defaultdict.__getitem__
 
-    def __init__(self) -> None:
-        super().__init__(list)
-
 
 class Lexicon:
     def __init__(self, groups: dict[str, Iterable[tuple[str, Any]]]):
@@ -76,7 +73,7 @@ class Lexicon:
         when that one ends where it does (it started earlier). Kept hits are then in text order,
         with increasing starts and ends, and none contains another.
         """
-        hits = Hits()
+        hits = Hits(list)  # no __init__ of our own: a Python call per scan showed up
         if self._automaton is None or not view:
             return hits
         last = len(view) - 1
