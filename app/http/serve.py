@@ -11,6 +11,19 @@ from .observe import Metrics, configure_logging
 from .settings import ServiceSettings, SettingsError, load_settings
 
 
+# The event loop, parser and quiet defaults every server here runs with; bench/servers/ starts the
+# servers it compares ours against with the same options, so a comparison measures the app only.
+UVICORN_OPTIONS = {
+    "loop": "uvloop",
+    "http": "httptools",
+    "lifespan": "on",
+    "access_log": False,
+    "log_level": "warning",
+    "server_header": False,
+    "timeout_keep_alive": 5,
+}
+
+
 def serve(host: str, port: int) -> int:
     try:
         settings = load_settings(ServiceSettings)
@@ -35,16 +48,10 @@ def serve(host: str, port: int) -> int:
         app,
         host=host,
         port=port,
-        loop="uvloop",
-        http="httptools",
-        lifespan="on",
-        access_log=False,
-        log_level="warning",
-        server_header=False,
+        **UVICORN_OPTIONS,
         proxy_headers=settings.proxy_headers,
         forwarded_allow_ips=settings.forwarded_allow_ips,
         timeout_graceful_shutdown=settings.shutdown_timeout_seconds,
-        timeout_keep_alive=5,
         # Past this many open connections uvicorn answers 503 at once instead of queueing without
         # bound: overload sheds load instead of growing memory and every caller's latency.
         limit_concurrency=settings.max_connections,

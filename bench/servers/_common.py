@@ -23,21 +23,12 @@ def router():
 def run(app, description: str) -> None:
     import uvicorn
 
+    from app.http.serve import UVICORN_OPTIONS
+
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, required=True)
     args = parser.parse_args()
     gc.collect()
     gc.freeze()  # as ours does in its lifespan: fair GC behaviour for long-lived objects
-    uvicorn.run(
-        app,
-        host=args.host,
-        port=args.port,
-        loop="uvloop",
-        http="httptools",
-        lifespan="on",
-        access_log=False,
-        log_level="warning",
-        server_header=False,
-        timeout_keep_alive=5,
-    )
+    uvicorn.run(app, host=args.host, port=args.port, **UVICORN_OPTIONS)
