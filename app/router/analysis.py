@@ -89,11 +89,14 @@ def _critical_values(policy: Policy, text: str, hits: Hits) -> list[str]:
             starts = [number.start() for number in numbers]
         rule = policy.critical_values[word.payload]
         limit = word.end + rule.window
+        first = bisect_left(starts, word.end)
+        if first == len(starts) or starts[first] >= limit:
+            continue  # no number in reach: most words of a text that repeats one
         # A clause break right after the word (血钾，6.8 / 血钾：6.8) still belongs to it.
         cut = _CLAUSE_END.search(text, word.end + 1, limit)
         if cut:
             limit = cut.start()
-        for index in range(bisect_left(starts, word.end), len(numbers)):
+        for index in range(first, len(numbers)):
             number = numbers[index]
             if number.start() >= limit:
                 break

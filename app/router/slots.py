@@ -43,7 +43,7 @@ from typing_extensions import TypedDict  # pydantic reads typing's own TypedDict
 from .built import builder
 
 from .lexicon import Hit, Hits
-from .numerals import CHARS, LIMIT, parse_chinese, parse_number
+from .numerals import CHARS, LIMIT, SHORT, parse_digits, parse_number
 from .policy import Policy
 from .text import TextViews
 
@@ -295,12 +295,12 @@ class _Draft:
     ) -> Quantity | None:
         """Record ``text[start:stop]`` with the unit and trailing 半 groups that follow it, if they matched."""
         token = self.text[start:stop]
-        if "0" <= token[:1] <= "9":  # parse_number, inlined: this runs for most handled matches
+        if "0" <= token[:1] <= "9" and len(token) <= SHORT:  # parse_number, inlined: this runs for most handled matches
             value = float(token) if "." in token else int(token)
             if value >= LIMIT:
                 return None
         else:
-            value = parse_chinese(token)
+            value = parse_number(token)
             if value is None:
                 return None
         if self.masks and _masked(self.masks, start):
@@ -371,18 +371,18 @@ class SlotExtractor:
             if kind == bare:  # ASCII digits only: parse_number's own branch, inlined
                 start, stop = m.span()
                 token = text[start:stop]
-                value = float(token) if "." in token else int(token)
-                if value < LIMIT and not (masks and _masked(masks, start)):
+                value = (float(token) if "." in token else int(token)) if len(token) <= SHORT else parse_digits(token)
+                if value is not None and value < LIMIT and not (masks and _masked(masks, start)):
                     numbers.append({"value": value, "unit": None, "raw": cased[start:stop]})
             elif kind == quantity:  # _Draft.quantity inlined; the unit always matched, 半 may follow it
                 start, stop = m.start(), m.start(number_end)
                 token = text[start:stop]
-                if "0" <= token[0] <= "9":
+                if "0" <= token[0] <= "9" and len(token) <= SHORT:
                     value = float(token) if "." in token else int(token)
                     if value >= LIMIT:
                         continue
                 else:
-                    value = parse_chinese(token)
+                    value = parse_number(token)
                     if value is None:
                         continue
                 if masks and _masked(masks, start):
@@ -432,8 +432,10 @@ class SlotExtractor:
         token = d.cased[m.start() : m.end()]
         if token[0] == "P":
             d.ids[token] = None
-        else:  # p0012 is not an ID; its digits are an ordinary number
-            d.numbers.append({"value": int(token[1:]), "unit": None, "raw": token[1:]})
+        else:  # p0012 is not an ID; its digits are an ordinary number (unless too long to be one)
+            value = parse_digits(token[1:])
+            if value is not None:
+                d.numbers.append({"value": value, "unit": None, "raw": token[1:]})
 
     def _on_ymd(self, m: re.Match[str], d: _Draft) -> None:
         year = int(d.text[m.start() : m.start("e")])
