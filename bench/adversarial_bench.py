@@ -86,6 +86,9 @@ GENERATORS: dict[str, Callable[[int], str]] = {
     "P- run": repeated("P-"),
     "ID, other patient": repeated("P-0002 "),
     "ID, Cyrillic Р": repeated("Р0002 "),
+    "ID, Arabic-Indic digits": repeated("P-\u0660\u0660\u0660\u0662 "),
+    "ID, separators only": repeated("Р -_.:#"),
+    "ID, full-width": repeated("Ｐ０"),
     # digits, dots and date shapes
     "digits": repeated("1"),
     "digit dot": repeated("9."),
@@ -108,6 +111,10 @@ GENERATORS: dict[str, Callable[[int], str]] = {
     "red flag negated": repeated("没有抽搐"),
     # tool-name shapes (the write scan)
     "tool token a_": repeated("a_"),
+    # what normalization rewrites: Traditional characters, astral symbols, invisible characters
+    "traditional 體重鉀": repeated("體重鉀"),
+    "emoji": repeated("\U0001f600"),
+    "zero-width inside 抽搐": repeated("抽\u200b搐"),
     # mixtures
     "mixture": repeated("最近千钾P-0体重是一两米饭9.没有抽搐上周三十天hco3"),
 }
