@@ -132,6 +132,9 @@ _FOOD_BOUND_UNITS = frozenset({"斤", "两"})
 _RELATIVE_DAYS = {"今天": 0, "今日": 0, "昨天": -1, "昨日": -1, "前天": -2, "大前天": -3, "明天": 1, "明日": 1}
 _RELATIVE_DELTAS = {word: timedelta(days=days) for word, days in _RELATIVE_DAYS.items()}
 _ONE_WEEK = timedelta(days=7)
+# The reference dates that every relative word resolves against to a date: 上周一 said on a Sunday
+# reaches 13 days back, 明天 one day forward (N天前 is checked as it is read).
+REFERENCE_RANGE = (date.min + timedelta(days=13), date.max - timedelta(days=1))
 _WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 _WEEKDAYS.update({str(n): n - 1 for n in range(1, 8)})
 # A preceding character that turns the context word into another word: 将近 (nearly), 超重
@@ -449,13 +452,16 @@ class SlotExtractor:
 
     def _on_relative(self, m: re.Match[str], d: _Draft) -> None:
         delta = _RELATIVE_DELTAS.get(m.group())
-        if delta is not None:
-            d.add_date(d.reference + delta)
-        elif m.group("wd"):  # 上周三: the Wednesday of the previous week
-            monday = d.reference - timedelta(days=d.reference.weekday() + 7)
-            d.add_date(monday + timedelta(days=_WEEKDAYS[m.group("wd")]))
-        else:
-            d.add_date(d.reference - _ONE_WEEK)
+        try:
+            if delta is not None:
+                d.add_date(d.reference + delta)
+            elif m.group("wd"):  # 上周三: the Wednesday of the previous week
+                monday = d.reference - timedelta(days=d.reference.weekday() + 7)
+                d.add_date(monday + timedelta(days=_WEEKDAYS[m.group("wd")]))
+            else:
+                d.add_date(d.reference - _ONE_WEEK)
+        except OverflowError:
+            return  # past year 1 or 9999 (a reference outside REFERENCE_RANGE, given in Python): not a date
 
     def _on_ago(self, m: re.Match[str], d: _Draft) -> None:
         value = parse_number(d.text[m.start() : m.start("e")])
