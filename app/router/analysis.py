@@ -74,21 +74,26 @@ def _critical_values(policy: Policy, text: str, hits: Hits) -> list[str]:
     """Each analyte word, then the rest of its clause within the rule's window: any number there at
     or above the threshold, unit absent or allowed, is a critical value (血钾从5.0升到6.9 halts).
 
-    The numbers are read once, by one scan of the whole text that every word shares: a scan per
-    word, from the word to the end of the text, made 钾 written 2,000 times cost 0.2 s (issue 11).
-    A word's numbers are the shared scan's from its end on, exactly those a scan of its own found:
-    the two can differ only where a word's end falls inside a run of Chinese numeral characters
-    (the only place inside a number where another may open), and policy load refuses a critical
-    word that ends with a numeral character."""
-    numbers: list[re.Match[str]] | None = None
+    The numbers are read by one scan that every word shares, from the first word to as far as the
+    last word's window reaches: a scan per word, from the word to the end of the text, made 钾
+    written 2,000 times cost 0.2 s (issue 11). A word's numbers are the shared scan's from its end
+    on, exactly those a scan of its own found: the two can differ only where a word's end falls
+    inside a run of Chinese numeral characters (the only place inside a number where another may
+    open), and policy load refuses a critical word that ends with a numeral character."""
+    words = hits.group("critical")
+    scan = _NUMBER.finditer(text, words[0].end)  # the words are in text order
+    numbers: list[re.Match[str]] = []
     starts: list[int] = []
     found: list[str] = []
-    for word in hits.group("critical"):
-        if numbers is None:
-            numbers = list(_NUMBER.finditer(text))
-            starts = [number.start() for number in numbers]
+    for word in words:
         rule = policy.critical_values[word.payload]
         limit = word.end + rule.window
+        while not starts or starts[-1] < limit:  # read on until a number lies past this window
+            number = next(scan, None)
+            if number is None:
+                break
+            numbers.append(number)
+            starts.append(number.start())
         first = bisect_left(starts, word.end)
         if first == len(starts) or starts[first] >= limit:
             continue  # no number in reach: most words of a text that repeats one
