@@ -8,8 +8,9 @@ moves both sides alike. The generators are bench/adversarial_bench.py's (which p
 and holds the tighter 3× target); a hypothesis search adds texts built from the router's own
 vocabulary.
 
-The slot scan refuses to open a Chinese numeral deep inside its run (app/router/slots.py
-``RUN_OPENING``); a property here proves that reads every text exactly as opening anywhere did.
+The slot scan refuses to open a Chinese numeral deep inside its run, or to end it where no tail
+can follow (app/router/slots.py ``RUN_OPENING``, ``numeral_end``); a property here proves that reads
+every text exactly as the unrestricted scan did.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from hypothesis import strategies as st
 
 from app.router import Router, load_policy
 from app.router.numerals import CHARS
-from app.router.slots import RUN_OPENING
+from app.router import slots
+from app.router.slots import RUN_OPENING, numeral_end
 from app.router.text import views
 from bench.adversarial_bench import COMPARED, GENERATORS
 
@@ -89,15 +91,18 @@ def test_no_text_built_from_the_vocabulary_is_slow(motif):
 SCAN = ROUTER._slots._scan.__self__
 
 
-def test_the_slot_scan_restricts_where_a_numeral_opens():
-    assert RUN_OPENING in SCAN.pattern
+def test_the_slot_scan_restricts_where_a_numeral_opens_and_ends():
+    assert RUN_OPENING in SCAN.pattern and NUMERAL_END in SCAN.pattern
 
 
-ANYWHERE = re.compile(SCAN.pattern.replace(RUN_OPENING, ""))
+# The scan as it was: a numeral opening anywhere in its run, and ending anywhere in it.
+NUMERAL_END = numeral_end(set(slots._BASE_UNITS) | set(POLICY.slots.measure_units))
+ANYWHERE = re.compile(SCAN.pattern.replace(RUN_OPENING, "").replace(NUMERAL_END, ""))
 
 NUMERAL_WORDS = sorted(
     set(CHARS) | {"半", "两", "个", "米", "米饭", "m", "5", "12", ".", " ", "，", "上", "周", "星期", "礼拜", "三",
-                  "天", "个月", "克", "斤", "岁", "年", "月", "日", "号", "前", "内", "次", "体重", "身高", "最近", "宝宝"}
+                  "天", "个月", "克", "千克", "千卡", "卡", "公斤", "kg", "斤", "岁", "年", "月", "日", "号", "前", "内",
+                  "以内", "次", "体重", "身高", "最近", "宝宝", "龄", "大", "多", "重"}
 )
 
 
