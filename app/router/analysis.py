@@ -8,7 +8,6 @@ to one normalization and two Aho-Corasick passes (the ``text`` and ``squashed`` 
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
 from dataclasses import dataclass
 
 from . import numerals
@@ -80,29 +79,30 @@ def _critical_values(policy: Policy, text: str, hits: Hits) -> list[str]:
     on, exactly those a scan of its own found: the two can differ only where a word's end falls
     inside a run of Chinese numeral characters (the only place inside a number where another may
     open), and policy load refuses a critical word that ends with a numeral character."""
-    words = hits.group("critical")
-    scan = _NUMBER.finditer(text, words[0].end)  # the words are in text order
-    numbers: list[re.Match[str]] = []
-    starts: list[int] = []
+    words = hits.group("critical")  # in text order, with increasing ends
+    scan = _NUMBER.finditer(text, words[0].end)
+    numbers: list[re.Match[str]] = []  # read so far; those before ``first`` lie before every later word
+    first = 0
     found: list[str] = []
     for word in words:
         rule = policy.critical_values[word.payload]
         limit = word.end + rule.window
-        while not starts or starts[-1] < limit:  # read on until a number lies past this window
-            number = next(scan, None)
-            if number is None:
-                break
-            numbers.append(number)
-            starts.append(number.start())
-        first = bisect_left(starts, word.end)
-        if first == len(starts) or starts[first] >= limit:
-            continue  # no number in reach: most words of a text that repeats one
         # A clause break right after the word (血钾，6.8 / 血钾：6.8) still belongs to it.
         cut = _CLAUSE_END.search(text, word.end + 1, limit)
         if cut:
             limit = cut.start()
-        for index in range(first, len(numbers)):
+        index = first
+        while True:
+            if index == len(numbers):
+                number = next(scan, None)
+                if number is None:
+                    break
+                numbers.append(number)
             number = numbers[index]
+            index += 1
+            if number.start() < word.end:
+                first = index  # before this word, so before every later one
+                continue
             if number.start() >= limit:
                 break
             value = numerals.parse_number(number.group(1))

@@ -23,9 +23,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.router import Router, load_policy
-from app.router.numerals import CHARS
-from app.router import slots
+from app.router import Router, analysis, load_policy, slots
+from app.router.numerals import CHARS, parse_number
 from app.router.slots import RUN_OPENING, numeral_end
 from app.router.text import views
 from bench.adversarial_bench import COMPARED, GENERATORS
@@ -127,3 +126,41 @@ def test_a_numeral_right_after_a_match_inside_a_run_is_still_read(text):
     v = views(text).text
     assert readings(SCAN, v) == readings(ANYWHERE, v)
     assert any(m.start() > 0 and v[m.start() - 1] in CHARS and v[m.start()] in CHARS for m in SCAN.finditer(v))
+
+
+# --- the critical-value scan shares one number scan, and finds what a scan per word found ---------
+
+
+def critical_values_word_by_word(text: str) -> list[str]:
+    """The reference: each critical word scans for numbers from its own end (quadratic on a text
+    that repeats the word, fine on these short ones)."""
+    found = []
+    for word in POLICY.lexicon.scan(text).group("critical"):
+        rule = POLICY.critical_values[word.payload]
+        limit = word.end + rule.window
+        cut = analysis._CLAUSE_END.search(text, word.end + 1, limit)
+        if cut:
+            limit = cut.start()
+        for number in analysis._NUMBER.finditer(text, word.end):
+            if number.start() >= limit:
+                break
+            value, unit = parse_number(number.group(1)), number.group(2)
+            if value is None or (unit and unit not in rule.units):
+                continue
+            if rule.threshold <= value <= rule.plausible_max:
+                found.append(text[word.start : number.end()].rstrip())
+                break
+    return list(dict.fromkeys(found))
+
+
+CRITICAL_WORDS = ["钾", "血钾", "k", "k+", "钾离子", " ", "，", "。", "好", "从", "升到", "6.8", "7", "9", "1", "5.2",
+                  "七点二", "十", "mmol/l", "mg", "大于", "：", "三", "15", "16", "6.5", "a", ".", "٧"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(CRITICAL_WORDS), max_size=25))
+def test_the_shared_number_scan_finds_what_a_scan_per_word_found(words):
+    text = views("".join(words)).text
+    hits = POLICY.lexicon.scan(text)
+    shared = analysis._critical_values(POLICY, text, hits) if "critical" in hits else []
+    assert shared == critical_values_word_by_word(text)
