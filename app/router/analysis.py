@@ -87,11 +87,23 @@ def _critical_values(policy: Policy, text: str, hits: Hits) -> list[str]:
     for word in words:
         rule = policy.critical_values[word.payload]
         limit = word.end + rule.window
+        index = first
+        while True:  # the first number at or after the word's end
+            if index == len(numbers):
+                number = next(scan, None)
+                if number is None:
+                    break
+                numbers.append(number)
+            if numbers[index].start() >= word.end:
+                break
+            index += 1
+            first = index  # before this word, so before every later one
+        if index == len(numbers) or numbers[index].start() >= limit:
+            continue  # no number in reach (most words of a text that repeats one): no clause to read
         # A clause break right after the word (血钾，6.8 / 血钾：6.8) still belongs to it.
         cut = _CLAUSE_END.search(text, word.end + 1, limit)
         if cut:
             limit = cut.start()
-        index = first
         while True:
             if index == len(numbers):
                 number = next(scan, None)
@@ -100,9 +112,6 @@ def _critical_values(policy: Policy, text: str, hits: Hits) -> list[str]:
                 numbers.append(number)
             number = numbers[index]
             index += 1
-            if number.start() < word.end:
-                first = index  # before this word, so before every later one
-                continue
             if number.start() >= limit:
                 break
             value = numerals.parse_number(number.group(1))
