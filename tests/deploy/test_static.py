@@ -17,6 +17,7 @@ import socket
 import subprocess
 import sys
 import threading
+import tomllib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -279,15 +280,42 @@ def test_dockerfile_builder_uses_the_install_script():
         assert "[dev]" not in args
 
 
-def test_dockerfile_base_images_are_pinned_python_313_slim():
+def test_dockerfile_base_is_debian_bookworm_slim_with_debians_python():
+    """One base for both stages, swappable only through its ARG (CI passes a local bookworm)."""
     instructions = dockerfile_instructions()
     args = {
         a.split("=", 1)[0]: a.split("=", 1)[1] for k, a in instructions if k == "ARG" and "=" in a
     }
     froms = [a.split()[0] for k, a in instructions if k == "FROM"]
-    resolved = [re.sub(r"\$\{(\w+)\}", lambda m: args[m.group(1)], f) for f in froms]
-    assert len(set(resolved)) == 1, f"builder and runtime must share one base: {resolved}"
-    assert re.fullmatch(r"python:3\.13\.\d+-slim-\w+", resolved[0]), resolved[0]
+    assert froms == ["${BASE_IMAGE}", "${BASE_IMAGE}"], froms
+    assert re.fullmatch(r"debian:bookworm-slim(@sha256:[0-9a-f]{64})?", args["BASE_IMAGE"]), args
+    for stage in stages():
+        installs = " ".join(a for k, a in stage if k == "RUN" and "apt-get install" in a)
+        assert re.search(r"--no-install-recommends python3\b", installs), installs
+        assert "rm -rf /var/lib/apt/lists/*" in installs and "apt-get clean" in installs
+
+
+def test_dockerfile_installs_the_lock():
+    builder = stages()[0]
+    copied = " ".join(args for kind, args in builder if kind == "COPY").split()
+    assert "requirements.lock" in copied
+    text = INSTALL_SCRIPT.read_text(encoding="utf-8")
+    assert 'install --no-cache-dir --require-hashes --no-deps -r "$SRC/requirements.lock"' in text
+    assert 'install --no-cache-dir --no-deps "$SRC"' in text
+    # The CA bundle for pip is a build argument of the builder, never an ENV of the image.
+    assert ("ARG", "PIP_CERT") in builder
+    assert not [a for k, a in stages()[-1] if "PIP_CERT" in a]
+
+
+def test_compose_and_kubernetes_run_the_image_the_build_tags(rendered):
+    """Same name and tag scheme everywhere: a207-router-mcp:<pyproject version>."""
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+    expected = f"a207-router-mcp:{version}"
+    compose = need_yaml().safe_load(COMPOSE.read_text(encoding="utf-8"))
+    assert compose["services"]["router"]["image"] == expected
+    (container,) = only(rendered, "Deployment")["spec"]["template"]["spec"]["containers"]
+    assert container["image"] == expected
+    assert f"a207-router-mcp:{version}" in DOCKERFILE.read_text(encoding="utf-8")
 
 
 def test_dockerfile_runtime_stage():
@@ -376,8 +404,7 @@ def test_dockerignore_keeps_secrets_and_local_state_out():
 def test_install_script_is_the_runtime_only_install():
     text = INSTALL_SCRIPT.read_text(encoding="utf-8")
     assert re.search(r"^set -eu", text, re.MULTILINE)
-    assert '-m venv "$VENV"' in text
-    assert '"$VENV/bin/pip" install --no-cache-dir "$SRC"' in text
+    assert '-m venv --without-pip "$VENV"' in text
     assert "[dev]" not in text.replace("no `[dev]`", "").replace("(never the [dev] extras)", "")
     syntax = subprocess.run(["sh", "-n", str(INSTALL_SCRIPT)], capture_output=True, text=True)
     assert syntax.returncode == 0, syntax.stderr
@@ -392,6 +419,13 @@ def test_install_script_refuses_bad_usage(tmp_path):
         text=True,
     )
     assert no_src.returncode == 2 and "pyproject.toml" in no_src.stderr
+    (tmp_path / "pyproject.toml").write_text("[project]\n", encoding="utf-8")
+    no_lock = subprocess.run(
+        ["sh", str(INSTALL_SCRIPT), str(tmp_path / "venv"), str(tmp_path)],
+        capture_output=True,
+        text=True,
+    )
+    assert no_lock.returncode == 2 and "requirements.lock" in no_lock.stderr
     assert not (tmp_path / "venv").exists()
 
 
@@ -399,7 +433,7 @@ def test_shell_scripts_pass_shellcheck():
     shellcheck = shutil.which("shellcheck")
     if not shellcheck:
         pytest.skip("shellcheck not installed")
-    scripts = [INSTALL_SCRIPT, CHECK_SCRIPT, MAKE_CERTS]
+    scripts = [INSTALL_SCRIPT, CHECK_SCRIPT, MAKE_CERTS, ROOT / "scripts" / "ci-base-image.sh"]
     result = subprocess.run([shellcheck, *map(str, scripts)], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout
 
