@@ -37,10 +37,14 @@ ENV PIP_DISABLE_PIP_VERSION_CHECK=1 \
 # so it reaches this stage's RUN only and never the runtime image. Unset by default.
 ARG PIP_CERT
 WORKDIR /src
-COPY requirements.lock pyproject.toml README.md ./
-COPY app/ ./app/
+# Two steps of the same script: the locked dependencies first, so their layer stays cached while
+# app/, pyproject.toml or README.md change.
 COPY scripts/install-runtime.sh ./scripts/install-runtime.sh
-RUN sh ./scripts/install-runtime.sh /opt/venv /src
+COPY requirements.lock ./
+RUN sh ./scripts/install-runtime.sh --deps /opt/venv /src
+COPY pyproject.toml README.md ./
+COPY app/ ./app/
+RUN sh ./scripts/install-runtime.sh --project /opt/venv /src
 
 # ---- runtime: Debian's python3 and the venv, nothing else; no compiler, no source tree, no pip cache ----
 FROM ${BASE_IMAGE} AS runtime

@@ -269,10 +269,9 @@ def test_dockerfile_builder_uses_the_install_script():
         assert source in copied.split(), f"builder does not COPY {source}"
 
     runs = [args for kind, args in builder if kind == "RUN"]
-    install_runs = [r for r in runs if "scripts/install-runtime.sh" in r]
-    assert len(install_runs) == 1, runs
-    words = shlex.split(install_runs[0])
-    assert words[words.index("./scripts/install-runtime.sh") + 1] == "/opt/venv"
+    install_runs = [shlex.split(r) for r in runs if "scripts/install-runtime.sh" in r]
+    # The locked dependencies, then the project: every step of the script, in its order.
+    assert [w[2:] for w in install_runs] == [["--deps", "/opt/venv", "/src"], ["--project", "/opt/venv", "/src"]], runs
     # The script is the one install path: nobody calls pip directly in the image.
     for kind, args in builder + runtime:
         assert not re.search(r"\bpip3?\b.*\binstall\b", args) or kind != "RUN", args
