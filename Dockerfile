@@ -21,13 +21,24 @@
 # freeze them as well.
 ARG BASE_IMAGE=debian:bookworm-slim
 
-# ---- builder: Debian's python3 + venv, then the one install path (scripts/install-runtime.sh) ----
-FROM ${BASE_IMAGE} AS builder
-# ca-certificates: Debian's pip verifies PyPI against the system bundle. Builder stage only.
+# ---- python: the base, Debian's python3 and the service's user; both stages below start here ----
+FROM ${BASE_IMAGE} AS python
 # Versions are not pinned: within bookworm they only move for security fixes, which we want.
 # hadolint ignore=DL3008
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends python3 python3-venv ca-certificates \
+    && apt-get install -y --no-install-recommends python3 \
+    && apt-get clean \
+    && rm -rf /var/lib/apt/lists/* /var/cache/debconf/*-old \
+    && groupadd --system --gid 10001 router \
+    && useradd --system --uid 10001 --gid 10001 --no-create-home --no-log-init \
+       --home-dir /nonexistent --shell /usr/sbin/nologin router
+
+# ---- builder: + venv support, then the one install path (scripts/install-runtime.sh) ----
+FROM python AS builder
+# ca-certificates: Debian's pip verifies PyPI against the system bundle. Builder stage only.
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends python3-venv ca-certificates \
     && apt-get clean \
     && rm -rf /var/lib/apt/lists/*
 ENV PIP_DISABLE_PIP_VERSION_CHECK=1 \
@@ -47,16 +58,8 @@ COPY app/ ./app/
 RUN sh ./scripts/install-runtime.sh --project /opt/venv /src
 
 # ---- runtime: Debian's python3 and the venv, nothing else; no compiler, no source tree, no pip cache ----
-FROM ${BASE_IMAGE} AS runtime
-# The venv's interpreter is a symlink to /usr/bin/python3.11: the same package as in the builder.
-# hadolint ignore=DL3008
-RUN apt-get update \
-    && apt-get install -y --no-install-recommends python3 \
-    && apt-get clean \
-    && rm -rf /var/lib/apt/lists/* /var/cache/debconf/*-old \
-    && groupadd --system --gid 10001 router \
-    && useradd --system --uid 10001 --gid 10001 --no-create-home --no-log-init \
-       --home-dir /nonexistent --shell /usr/sbin/nologin router
+# The venv's interpreter is a symlink to /usr/bin/python3.11: the very package the builder used.
+FROM python AS runtime
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PATH=/opt/venv/bin:$PATH

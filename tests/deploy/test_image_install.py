@@ -164,7 +164,10 @@ print(json.dumps({"installed": sorted(installed), "closure": sorted(seen)}))
 
 @pytest.fixture(scope="module")
 def dockerfile():
-    builder, runtime = stages(DOCKERFILE.read_text(encoding="utf-8"))
+    # python (base + Debian's python3 + user), then builder and runtime FROM it; the python stage
+    # is what this interpreter stands in for.
+    python, builder, runtime = stages(DOCKERFILE.read_text(encoding="utf-8"))
+    assert python[0][1].endswith(" AS python") and builder[0][1] == "python AS builder", python[0]
     return builder, runtime
 
 

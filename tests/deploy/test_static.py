@@ -159,6 +159,12 @@ def dockerfile_instructions() -> list[tuple[str, str]]:
     return instructions
 
 
+def stage(name: str) -> list[tuple[str, str]]:
+    """The instructions of the stage `FROM … AS name`."""
+    (found,) = [st for st in stages() if re.search(rf"\bAS {name}$", st[0][1], re.IGNORECASE)]
+    return found
+
+
 def stages() -> list[list[tuple[str, str]]]:
     result: list[list[tuple[str, str]]] = []
     for instruction in dockerfile_instructions():
@@ -260,9 +266,9 @@ def test_hadolint_gate_bites(tmp_path):
 
 
 def test_dockerfile_builder_uses_the_install_script():
-    builder, runtime = stages()[0], stages()[-1]
-    assert len(stages()) == 2, "expected a builder and a runtime stage"
-    assert re.search(r"\bAS builder$", builder[0][1], re.IGNORECASE)
+    # python (the base + Debian's python3 + the user), builder and runtime both FROM python.
+    assert [st[0][1] for st in stages()] == ["${BASE_IMAGE} AS python", "python AS builder", "python AS runtime"]
+    builder, runtime = stage("builder"), stage("runtime")
 
     copied = " ".join(args for kind, args in builder if kind == "COPY")
     for source in ("pyproject.toml", "README.md", "app/", "scripts/install-runtime.sh"):
@@ -285,16 +291,16 @@ def test_dockerfile_base_is_debian_bookworm_slim_with_debians_python():
         a.split("=", 1)[0]: a.split("=", 1)[1] for k, a in instructions if k == "ARG" and "=" in a
     }
     froms = [a.split()[0] for k, a in instructions if k == "FROM"]
-    assert froms == ["${BASE_IMAGE}", "${BASE_IMAGE}"], froms
+    assert froms == ["${BASE_IMAGE}", "python", "python"], froms
     assert re.fullmatch(r"debian:bookworm-slim(@sha256:[0-9a-f]{64})?", args["BASE_IMAGE"]), args
-    for stage in stages():
-        installs = " ".join(a for k, a in stage if k == "RUN" and "apt-get install" in a)
-        assert re.search(r"--no-install-recommends python3\b", installs), installs
-        assert "rm -rf /var/lib/apt/lists/*" in installs and "apt-get clean" in installs
+    for name, packages in (("python", "python3"), ("builder", "python3-venv ca-certificates")):
+        (install,) = [a for k, a in stage(name) if k == "RUN" and "apt-get install" in a]
+        assert f"--no-install-recommends {packages} " in install, install
+        assert "rm -rf /var/lib/apt/lists/*" in install and "apt-get clean" in install
 
 
 def test_dockerfile_installs_the_lock():
-    builder = stages()[0]
+    builder = stage("builder")
     copied = " ".join(args for kind, args in builder if kind == "COPY").split()
     assert "requirements.lock" in copied
     text = INSTALL_SCRIPT.read_text(encoding="utf-8")
@@ -329,7 +335,7 @@ def test_dockerfile_runtime_stage():
 
     users = [a for k, a in runtime if k == "USER"]
     assert users and users[-1].split(":")[0] == str(RUNTIME_UID), "numeric non-root USER"
-    useradd = " ".join(a for k, a in runtime if k == "RUN" and "useradd" in a)
+    useradd = " ".join(a for k, a in stage("python") if k == "RUN" and "useradd" in a)
     assert f"--uid {RUNTIME_UID}" in useradd and "--no-create-home" in useradd
 
     assert ("EXPOSE", "8000") in runtime
