@@ -5,14 +5,16 @@
 #   docker run --rm --read-only --tmpfs /tmp --env-file .env -p 127.0.0.1:8000:8000 a207-router-mcp:0.1.0
 #
 # Base: Debian bookworm's own python3 (3.11, built by Debian with PGO + LTO, security support from
-# Debian) on debian:bookworm-slim. It is the distribution and the interpreter the test suite runs
-# on in CI: CI cannot pull from a registry, so it builds this very file with BASE_IMAGE set to a
-# bookworm minbase made locally by mmdebstrap (scripts/ci-base-image.sh) — the only difference
-# between the image CI tests and the one you ship. bench/router_bench.py, one run each, back to
-# back, on the shared 2-core machine under heavy load (load average ~9, so ~6x the quiet figures
-# of bench/RESULTS.md): route_request median 290 µs in this image (Debian 3.11.2) against 815 µs
-# outside it (the dev venv's pyenv 3.11.7); CPU-time medians 208 against 325 µs. Not slower, in
-# line with bench/RESULTS.md's quiet runs (Debian 3.11.2 46.4 µs, pyenv 3.11.7 54.0 µs).
+# Debian) on debian:bookworm-slim: Python 3.11, the version `make test` runs on, and the same
+# distribution and interpreter as the image CI builds and tests (tests/deploy/test_image.py). CI
+# cannot pull from a registry, so it builds this very file with BASE_IMAGE set to a bookworm
+# minbase made locally by mmdebstrap (scripts/ci-base-image.sh) — the only difference between the
+# image CI tests and the one you ship.
+# bench/router_bench.py, one run each, back to back, on the shared 2-core machine under heavy load
+# (load average ~9, so 6-15x the quiet figures of bench/RESULTS.md): route_request median 290 µs
+# in this image (Debian 3.11.2) against 815 µs outside it (the dev venv's pyenv 3.11.7); CPU-time
+# medians 208 against 325 µs. Not slower in that pair, in line with bench/RESULTS.md's quiet runs
+# of the two interpreters outside any container (Debian 3.11.2 46.4 µs, pyenv 3.11.7 54.0 µs).
 # tzdata is a required package of bookworm, so zoneinfo finds Asia/Shanghai (ROUTER_TIMEZONE).
 #
 # Reproducible where it matters: the Python dependencies come from requirements.lock, pinned with
