@@ -96,6 +96,7 @@ class RouterService(Starlette):
         rid = guards.request_id(scope["headers"])
         probe = self._probes.get(scope["path"])
         extra = []
+        answered_probe = False  # probe answers are logged but not metered (see Observer.request)
         if probe is None:
             status, body, outcome = 404, _NOT_FOUND, "not_found"
         elif scope["method"] not in ("GET", "HEAD"):
@@ -103,9 +104,10 @@ class RouterService(Starlette):
             extra.append((b"allow", b"GET, HEAD"))
         else:
             status, body, outcome = probe()
+            answered_probe = True
         headers = [(b"content-type", b"application/json"), (b"x-request-id", rid.encode()),
                    (b"content-length", str(len(body)).encode()), *extra]
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
         self.observer.request(rid, method=None, tool=None, status=status, outcome=outcome,
-                              seconds=time.perf_counter() - started)
+                              seconds=time.perf_counter() - started, metered=not answered_probe)
