@@ -44,6 +44,7 @@ class ConnectionLimits:
     max_line_bytes: int = 8_192
     max_head_bytes: int = 32_768
     max_requests_in_flight: int = 1_024
+    max_body_bytes: int = 65_536
 
 
 def _error(kind: str, message: str) -> bytes:
@@ -120,12 +121,19 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         super().__init__(*args, **kwargs)
         self.limit_concurrency = None  # replaced by the in-flight check in on_headers_complete
         self.served_app = self.app
+        limits = self.limits
+        self._max_line = limits.max_line_bytes
+        self._max_headers = limits.max_headers
+        self._max_head = limits.max_head_bytes
+        self._max_in_flight = limits.max_requests_in_flight
+        # Raw bytes a message body may take on the wire: the body limit plus the head budget for
+        # chunk framing and trailers (httptools buffers a trailer field until it is complete).
+        self._max_body_wire = limits.max_body_bytes + limits.max_head_bytes
         self._head_since: float | None = None  # loop time a pending head began; None: no head pending
+        self._head_bytes = 0  # raw bytes received while a head was pending
+        self._body_bytes = 0  # raw bytes received while the current message's body was pending
+        self._head_size = 0  # exact size of the header fields parsed so far
         self._silent = True  # nothing received yet on this connection: a timeout closes silently
-        self._in_body = False  # between a head and the end of its message (trailers are ignored)
-        self._excess = 0  # raw bytes received that are not body bytes (pending head, framing, trailers)
-        self._head_size = 0
-        self._header_count = 0
         self._refusal = 400
         self._sink: _BodySink | None = None
         self._upgraded = False
@@ -162,28 +170,48 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
 
     # -- bytes in ---------------------------------------------------------------------------
 
+    def _in_body(self) -> bool:
+        """The current message's head is parsed and its body (or trailers) still pending. uvicorn
+        gives each parsed head a cycle holding that head's scope; a new message replaces
+        ``self.scope`` at its first byte."""
+        cycle = self.cycle
+        return cycle is not None and cycle.scope is self.scope and cycle.more_body
+
     def data_received(self, data: bytes) -> None:
+        # uvicorn's data_received, with the byte accounting around the parser and our answers to
+        # its errors (JSON, request id, log line) instead of a text/plain 400.
         self._unset_keepalive_if_required()
         self._silent = False
         if self._upgraded:
             self._feed_sink(data)
             return
-        if self._head_since is None and not self._in_body:
-            self._head_since = self.loop.time()
-        self._excess += len(data)
+        in_body = self._in_body()
+        if in_body:
+            self._body_bytes += len(data)
+        else:
+            if self._head_since is None:
+                self._head_since = self.loop.time()
+            self._head_bytes += len(data)
         try:
             self.parser.feed_data(data)
         except httptools.HttpParserUpgrade as exc:
             self._upgraded = True
+            if self._sink is not None:
+                # llhttp skipped the body and uvicorn marked it complete; the app has not run yet
+                # (its task only starts when we return): the sink completes the body instead.
+                self.cycle.more_body = True
+                self.cycle.message_event.clear()
             self._feed_sink(data[exc.args[0]:])
             return
         except httptools.HttpParserError:
             self._refuse(self._refusal)
             return
-        if self._excess > self.limits.max_head_bytes:
+        if self._head_since is None and (self.cycle is None or self.cycle.scope is not self.scope):
+            self._head_since = self.loop.time()  # the next head began in this read
+        if self._head_bytes > self._max_head:
             self._refuse(431)
-        elif self._excess < 0:
-            self._excess = 0
+        elif in_body and self._body_bytes > self._max_body_wire and self._in_body():
+            self.transport.close()  # framing or trailers beyond any honest body: no second answer
 
     def _feed_sink(self, data: bytes) -> None:
         if self._sink is None or not data:
@@ -196,49 +224,35 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
 
     # -- parser callbacks -------------------------------------------------------------------
 
-    def on_message_begin(self) -> None:
-        super().on_message_begin()
-        if self._head_since is None:
-            self._head_since = self.loop.time()
-        self._head_size = 0
-        self._header_count = 0
-
-    def on_url(self, url: bytes) -> None:
-        self._head_size += len(url)
-        if self._head_size > self.limits.max_line_bytes:
-            self._stop(414)
-        super().on_url(url)
-
     def on_header(self, name: bytes, value: bytes) -> None:
-        if self._in_body:
-            return  # a trailer field: never a request header
+        # Called once per field of every request: uvicorn's body is inlined rather than reached
+        # through super() (bench/protocol_bench.py); tests/http/test_protocol_internals.py pins
+        # what it duplicates.
+        cycle = self.cycle
+        if cycle is not None and cycle.scope is self.scope:
+            return  # a trailer field (this head is already parsed): never a request header
         line = len(name) + len(value) + 4
         self._head_size += line
-        self._header_count += 1
-        limits = self.limits
-        if line > limits.max_line_bytes or self._header_count > limits.max_headers or self._head_size > limits.max_head_bytes:
+        if line > self._max_line or self._head_size > self._max_head or len(self.headers) >= self._max_headers:
             self._stop(431)
-        super().on_header(name, value)
+        name = name.lower()
+        if name == b"expect" and value.lower() == b"100-continue":
+            self.expect_100_continue = True
+        self.headers.append((name, value))
 
     def on_headers_complete(self) -> None:
+        size, self._head_size = self._head_size, 0
+        if len(self.url) > self._max_line:
+            self._stop(414)
+        if size + len(self.url) > self._max_head:
+            self._stop(431)
         self._head_since = None
-        self._in_body = True
-        self._excess = 0
-        self.app = self.shed_app if len(self.tasks) >= self.limits.max_requests_in_flight else self.served_app
+        self._head_bytes = 0
+        self._body_bytes = 0
+        self.app = self.shed_app if len(self.tasks) >= self._max_in_flight else self.served_app
         super().on_headers_complete()
         if self.parser.should_upgrade() and not self._should_upgrade():
             self._ignore_upgrade()
-
-    def on_body(self, body: bytes) -> None:
-        self._excess -= len(body)
-        super().on_body(body)
-
-    def on_message_complete(self) -> None:
-        if self._sink is not None and not self._sink.done:
-            return  # llhttp skipped an Upgrade request's body; the sink completes the message
-        self._in_body = False
-        self._excess = 0
-        super().on_message_complete()
 
     # -- Upgrade ----------------------------------------------------------------------------
 
@@ -255,9 +269,7 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
                 self._stop(400)
 
     def finish_upgraded_body(self) -> None:
-        sink, self._sink = self._sink, None
-        self.on_message_complete()
-        self._sink = sink
+        HttpToolsProtocol.on_message_complete(self)
 
     # -- refusals ---------------------------------------------------------------------------
 

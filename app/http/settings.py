@@ -112,6 +112,7 @@ class ServiceSettings(RouterSettings):
             max_line_bytes=self.max_header_line_bytes,
             max_head_bytes=self.max_head_bytes,
             max_requests_in_flight=self.max_connections,
+            max_body_bytes=self.mcp_max_body_bytes,
         )
 
     def callers(self) -> list[str]:

@@ -137,7 +137,7 @@ def test_1100_idle_connections_do_not_turn_a_ping_into_a_503(server):
             idle.append(sock)
         time.sleep(0.3)
         started = time.monotonic()
-        status, headers, body = server.post(PING)
+        status, _, body = server.post(PING)
         elapsed_ms = (time.monotonic() - started) * 1000
     finally:
         for sock in idle:
@@ -262,12 +262,21 @@ GROWTH_LIMIT_KIB = 8 * 1024  # "a few MiB"
 ABORT_KIB = 128 * 1024  # stop early (and fail) instead of taking the machine's memory
 
 
-@pytest.mark.parametrize("shape", ["one endless header line", "endless small headers"])
+SHAPES = {
+    # id: (start of the request, piece repeated up to 25 MiB)
+    "one endless header line": (lambda server: b"POST /mcp HTTP/1.1\r\nHost: t\r\nX-Pad: ", b"a" * 65_536),
+    "endless small headers": (lambda server: b"POST /mcp HTTP/1.1\r\n", b"X-Pad: v\r\n" * 6_554),
+    "one endless trailer field": (lambda server: head(server, b"Transfer-Encoding: chunked", length=None)
+                                  + b"4\r\nping\r\n0\r\nX-Trailer: ", b"a" * 65_536),
+}
+
+
+@pytest.mark.parametrize("shape", list(SHAPES))
 def test_unfinished_heads_keep_memory_bounded(server, shape):
-    """10 connections × 25 MiB of a head that never ends: the server's RSS may not grow by more
-    than a few MiB (uvicorn alone went from 67 MiB to 2.5 GiB)."""
-    piece = b"a" * 65_536 if shape == "one endless header line" else b"X-Pad: v\r\n" * 6_554
-    start = b"POST /mcp HTTP/1.1\r\nHost: t\r\nX-Pad: " if shape == "one endless header line" else b"POST /mcp HTTP/1.1\r\n"
+    """10 connections × 25 MiB of a head (or a trailer) that never ends: the server's RSS may not
+    grow by more than a few MiB (uvicorn alone went from 67 MiB to 2.5 GiB)."""
+    make_start, piece = SHAPES[shape]
+    start = make_start(server)
     pid = server.process.pid
     before = rss_kib(pid)
     peak = before

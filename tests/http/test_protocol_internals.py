@@ -12,6 +12,7 @@ import asyncio
 import importlib.metadata
 import inspect
 import signal
+import textwrap
 import tomllib
 from pathlib import Path
 
@@ -19,7 +20,10 @@ import httptools
 import pytest
 import uvicorn
 from packaging.requirements import Requirement
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResponseCycle
+from uvicorn.protocols.http.httptools_impl import (
+    HttpToolsProtocol,
+    RequestResponseCycle,
+)
 from uvicorn.server import ServerState
 
 from app.http.observe import Observer
@@ -64,10 +68,27 @@ def test_overridden_and_called_methods_keep_their_signatures(method):
     ("on_headers_complete", "self.tasks", "requests in flight are server_state.tasks"),
     ("on_header", "self.headers.append", "trailers reach scope['headers'] through on_header"),
     ("on_message_complete", "self.cycle.more_body = False", "the end of the body the app waits for"),
+    ("on_message_complete", "self.cycle.message_event.set()", "an Upgrade's skipped body is re-opened by clearing it"),
+    ("on_message_begin", "self.scope = {", "a new message replaces self.scope: how trailers are told apart"),
+    ("on_url", "self.url += url", "the request target is checked as self.url"),
     ("data_received", "self.parser.feed_data(data)", "data_received is replaced wholesale"),
 ], ids=lambda v: v if len(v) < 40 else None)
 def test_uvicorn_code_paths_the_protocol_depends_on(method, marker, why):
     assert marker in inspect.getsource(getattr(HttpToolsProtocol, method)), why
+
+
+# uvicorn method bodies app/http/protocol.py duplicates inline (hot path: once per header field)
+INLINED = {
+    "on_header": ('name = name.lower()\nif name == b"expect" and value.lower() == b"100-continue":\n'
+                  '    self.expect_100_continue = True\nself.headers.append((name, value))'),
+}
+
+
+@pytest.mark.parametrize("method", list(INLINED))
+def test_uvicorn_bodies_duplicated_inline_are_unchanged(method):
+    source = textwrap.dedent(inspect.getsource(getattr(HttpToolsProtocol, method)))
+    body = textwrap.dedent(source.split("\n", 1)[1]).strip()
+    assert body == INLINED[method]
 
 
 def test_a_protocol_instance_has_the_attributes_we_use():
@@ -84,7 +105,7 @@ def test_a_protocol_instance_has_the_attributes_we_use():
     assert protocol.limit_concurrency is None and protocol.app is protocol.served_app
     assert isinstance(protocol.tasks, set)
     assert "keep_alive" in inspect.signature(RequestResponseCycle).parameters
-    assert {"response_complete", "keep_alive", "disconnected", "more_body"} <= _cycle_attributes()
+    assert {"response_complete", "keep_alive", "disconnected", "more_body", "message_event", "scope"} <= _cycle_attributes()
 
 
 def _cycle_attributes() -> set[str]:
