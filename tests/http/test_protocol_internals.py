@@ -8,6 +8,7 @@ is tested over a real socket in test_hostile_clients.py. pyproject.toml pins the
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import importlib.metadata
 import inspect
@@ -163,6 +164,11 @@ def test_a_callback_exception_surfaces_as_a_parser_error():
 
 
 def test_the_server_signal_hooks_we_extend():
-    assert list(inspect.signature(uvicorn.Server.handle_exit).parameters) == ["self", "sig", "frame"]
+    # Read from uvicorn's source, not the attribute: importing sse_starlette (the mcp SDK, in the
+    # test session only) replaces Server.handle_exit with a wrapper of its own.
+    tree = ast.parse(inspect.getsource(uvicorn.server))
+    (server,) = [node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == "Server"]
+    (handle_exit,) = [node for node in server.body if isinstance(node, ast.FunctionDef) and node.name == "handle_exit"]
+    assert [arg.arg for arg in handle_exit.args.args] == ["self", "sig", "frame"]
     assert "HANDLED_SIGNALS" in inspect.getsource(uvicorn.Server.capture_signals)
     assert signal.SIGHUP not in uvicorn.server.HANDLED_SIGNALS  # else GracefulServer would be redundant
