@@ -3,7 +3,7 @@
 * **Head deadline.** A request head not complete within ``head_timeout_seconds`` of its first byte
   (or of the connection opening) closes the connection: sockets that send nothing, or a head one
   byte at a time, are dropped instead of held forever. One lazy timer per connection, re-armed only
-  when it fires, so a request costs two attribute writes, not a timer.
+  when it fires, so a request costs a timestamp, not a timer.
 * **Bounded heads.** At most ``max_headers`` fields, ``max_line_bytes`` per field or request line,
   ``max_head_bytes`` in all → 431 (414 for the request line), then close. httptools buffers a
   field until it is complete, so raw bytes received while a head is pending are counted too: what
@@ -11,8 +11,9 @@
 * **Load shedding counts requests in flight** (uvicorn's ``limit_concurrency`` also counts open
   sockets, so idle connections turned every real request into a 503).
 * **Trailers are ignored.** uvicorn appends chunked-body trailer fields to ``scope["headers"]``; a
-  bearer token sent only as a trailer authenticated. Trailer and chunk-framing bytes count against
-  ``max_head_bytes`` so they cannot grow httptools' buffers either.
+  bearer token sent only as a trailer authenticated. A body's bytes on the wire (chunk framing and
+  trailers included) may exceed ``max_body_bytes`` by at most ``max_head_bytes``, else the
+  connection is closed, so trailers cannot grow httptools' buffers either.
 * **Upgrade is ignored.** llhttp stops parsing at the head of a request with ``Connection:
   upgrade`` (httptools makes it skip the body), so the body never reached the app. Here the body is
   parsed by a second parser from the same framing headers, the request is served as plain
