@@ -287,7 +287,10 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         if self.cycle is not None and not self.cycle.response_complete:
             self.transport.close()
             return
-        rid = guards.request_id(self.headers or [])
+        # The request id of the head being refused; none if no new head began (the last parsed
+        # head belongs to a request that was already answered and logged).
+        began = self.cycle is None or self.cycle.scope is not self.scope
+        rid = guards.request_id(self.headers or [] if began else [])
         outcome, body = _REFUSALS[status]
         head = [b"HTTP/1.1 %d %s\r\n" % (status, http.HTTPStatus(status).phrase.encode())]
         for name, value in self.server_state.default_headers:
