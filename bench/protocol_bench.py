@@ -30,8 +30,8 @@ from uvicorn.server import ServerState
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
-from app.http.observe import Observer
-from app.http.protocol import ConnectionLimits, protocol_class
+from app.http.observe import Observer  # noqa: E402
+from app.http.protocol import ConnectionLimits, protocol_class  # noqa: E402
 
 BODY = (b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"check_permission","arguments":'
         b'{"caller":"doctor_assistant","mcp":"a207-lis-mcp","action":"read"}}}')
