@@ -225,6 +225,7 @@ _ARGUMENT_MESSAGES = re.compile(
     r"is required|is not an argument of this tool|must be a string|does not have the required format"
     r"|must be an object|must be null|is invalid|must be at most \d+ characters"
     r"|must be a calendar date written YYYY-MM-DD|must be P followed by at least 4 ASCII digits"
+    r"|must be a date from 0001-01-14 to 9999-12-30"
 )
 _FIELD_PART = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 
