@@ -5,7 +5,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test install system-tools bench clean
+.PHONY: run test install system-tools bench bench-adversarial clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -27,6 +27,10 @@ test: $(STAMP) system-tools
 
 bench: $(STAMP)
 	$(PY) bench/router_bench.py $(BENCH_ARGS)
+
+# Hostile texts (issue 11): µs per call and slope per generator; exits 1 when the worst exceeds 3× ordinary.
+bench-adversarial: $(STAMP)
+	$(PY) bench/adversarial_bench.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) .venv-* .pytest_cache .hypothesis
