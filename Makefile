@@ -5,7 +5,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test install system-tools bench bench-adversarial clean
+.PHONY: run test lint install system-tools bench bench-adversarial clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -22,7 +22,10 @@ run: $(STAMP)
 system-tools:
 	@bash scripts/ensure-system-tools.sh
 
-test: $(STAMP) system-tools
+lint: $(STAMP)
+	$(PY) -m ruff check .
+
+test: $(STAMP) system-tools lint
 	$(PY) -m pytest -n 2 -q $(PYTEST_ARGS)
 
 bench: $(STAMP)
