@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import NamedTuple
 
 from .lexicon import Hit, Lexicon
 
@@ -61,12 +61,13 @@ class ContextRules:
     enumeration: re.Pattern[str]  # the text between two mentions of one enumeration
 
 
-@dataclass(frozen=True, slots=True)
-class Mention:
+class Mention(NamedTuple):
+    """Laid out like ``lexicon.Hit`` (start, end, term, payload): a term's hit is its mention."""
+
     start: int
     end: int
-    concept: str
     term: str
+    concept: str
 
 
 def contexts(rules: ContextRules, text: str, mentions: list[Mention], caller: str | None) -> list[str]:
@@ -75,8 +76,26 @@ def contexts(rules: ContextRules, text: str, mentions: list[Mention], caller: st
     cues = _cues(rules, text, mentions)
     bounds = [(m.start(), m.group(1) is None) for m in _BOUNDARY.finditer(text)]
     walk = _Walk(rules, text, mentions, caller, cues, bounds[0][0] if bounds else len(text))
-    for kind, item in _events(text, mentions, cues, bounds):
-        walk.step(kind, item)
+    # Boundaries, cues and mentions merged in text order: three sorted lists, one pass.
+    end, nb, nc = len(text), len(bounds), len(cues)
+    b = c = 0
+    for index, mention in enumerate(mentions):
+        start = mention.start
+        while (b < nb and bounds[b][0] <= start) or (c < nc and cues[c].start < start):
+            if b < nb and bounds[b][0] <= start and (c >= nc or bounds[b][0] <= cues[c].start):
+                walk.boundary(bounds[b][1], bounds[b + 1][0] if b + 1 < nb else end)
+                b += 1
+            else:
+                walk.cue(cues[c])
+                c += 1
+        walk.mention(index, mention)
+    while b < nb or c < nc:  # after-cues may follow the last mention
+        if b < nb and (c >= nc or bounds[b][0] <= cues[c].start):
+            walk.boundary(bounds[b][1], bounds[b + 1][0] if b + 1 < nb else end)
+            b += 1
+        else:
+            walk.cue(cues[c])
+            c += 1
     return walk.decide()
 
 
@@ -106,15 +125,7 @@ class _Walk:
         self.next_patient = 0
         self.clause_end = clause_end
 
-    def step(self, kind: str, item: Any) -> None:
-        if kind == "boundary":
-            self._boundary(*item)
-        elif kind == "mention":
-            self._mention(item)
-        else:
-            self._cue(item)
-
-    def _boundary(self, position: int, sentence_end: bool, clause_end: int) -> None:
+    def boundary(self, sentence_end: bool, clause_end: int) -> None:
         self.clause += 1
         self.clause_end = clause_end
         self.hypothetical_clause = self.habitual_clause = False
@@ -124,13 +135,12 @@ class _Walk:
             self.time = None
             self.hypothetical_sentence = False
 
-    def _mention(self, index: int) -> None:
-        m = self.mentions[index]
-        last = self.mentions[self.last] if self.last >= 0 else None
+    def mention(self, index: int, m: Mention) -> None:
+        last = self.last
         if self.negation_end >= 0 and m.start - self.negation_end <= self.negation_gap:
             self.negated[index] = True
-        elif (last is not None and self.negated[self.last] and self.where[self.last][1] == self.clause
-              and self.rules.enumeration.fullmatch(self.text, last.end, m.start)):
+        elif (last >= 0 and self.negated[last] and self.where[last][1] == self.clause
+              and self.rules.enumeration.fullmatch(self.text, self.mentions[last].end, m.start)):
             self.negated[index] = True  # 没有抽搐、呕吐或昏迷: the negation carries along the list
         self.negation_end = -1  # a negation covers the next mention only
         self.other[index] = self.subject_other
@@ -140,7 +150,7 @@ class _Walk:
         self.where[index] = (self.sentence, self.clause)
         self.last = index
 
-    def _cue(self, hit: Hit) -> None:
+    def cue(self, hit: Hit) -> None:
         cue: Cue = hit.payload
         kind = cue.kind
         if kind in ("patient", "other", "self", "third"):
@@ -254,32 +264,3 @@ def _longest(hits: list[Hit]) -> list[Hit]:
             continue
         kept.append(hit)
     return kept
-
-
-def _events(
-    text: str, mentions: list[Mention], cues: list[Hit], bounds: list[tuple[int, bool]]
-) -> Iterator[tuple[str, object]]:
-    """Boundaries, mentions and cues merged in text order (three sorted lists, one pass)."""
-    b = c = 0
-    for index, mention in enumerate(mentions):
-        while True:
-            nb = bounds[b][0] if b < len(bounds) else len(text)
-            nc = cues[c].start if c < len(cues) else len(text)
-            if nb <= mention.start and nb <= nc and b < len(bounds):
-                yield "boundary", (nb, bounds[b][1], bounds[b + 1][0] if b + 1 < len(bounds) else len(text))
-                b += 1
-            elif nc < mention.start and c < len(cues):
-                yield "cue", cues[c]
-                c += 1
-            else:
-                break
-        yield "mention", index
-    while b < len(bounds) or c < len(cues):
-        nb = bounds[b][0] if b < len(bounds) else len(text) + 1
-        nc = cues[c].start if c < len(cues) else len(text) + 1
-        if nb <= nc:
-            yield "boundary", (nb, bounds[b][1], bounds[b + 1][0] if b + 1 < len(bounds) else len(text))
-            b += 1
-        else:
-            yield "cue", cues[c]
-            c += 1

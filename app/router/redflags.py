@@ -17,6 +17,11 @@ from .redflag_policy import RedFlagRules
 from .text import TextViews, kept_offsets
 
 
+# tuple.__new__ builds a NamedTuple in C (its own __new__ is Python); a Hit (start, end, term,
+# concept) has a Mention's very layout.
+_as_mention = tuple.__new__
+
+
 class Flag(NamedTuple):
     concept: str
     term: str  # a policy term or pattern / rule name, never the request's own text
@@ -34,31 +39,41 @@ def red_flags(
     """Every mention in text order with its context; ``critical`` holds the critical values found
     on the text view as (start, end, rule index)."""
     text = v.text
+    terms = _terms(hits.get("p0"))
     if squashed is hits:
-        mentions = _mentions(rules, text, hits.get("p0"))
+        extra = _patterns(rules, text, hits.get("p0"))
     else:
         # The squashed view finds every term and pattern the text view has, and those that fillers
         # split (抽-搐): one pattern scan there, its mentions placed back in the text. The text
         # view's terms are kept too (a term may span a filler the policy wrote into it, "hun mi").
-        mentions = [Mention(h.start, h.end, h.payload, h.term) for h in hits.get("p0") or () if h.payload is not None]
-        mentions += _squashed(rules, v, squashed)
+        extra = _squashed(rules, v, squashed)
     for start, end, index in critical:
         rule = rules.critical_values[index]
-        mentions.append(Mention(start, end, rule.concept, rule.name))
+        extra.append(_as_mention(Mention, (start, end, rule.name, rule.concept)))
     fever = _infant_fever(rules, text)
     if fever is not None:
-        mentions.append(fever)
-    if not mentions:
+        extra.append(fever)
+    if extra:
+        # A few sorted runs (terms, patterns, critical values, the squashed view): Timsort merges
+        # them in linear time, comparing the tuples in C. Where two overlap, the earlier wins, then
+        # the longer.
+        mentions = _longest(sorted(terms + extra))
+    elif terms:
+        mentions = terms  # one group of the scan: in text order, none overlapping another
+    else:
         return []
-    # A few sorted runs (terms, patterns, critical values, the squashed view): Timsort merges them
-    # in linear time. Where two overlap, the earlier wins, then the longer.
-    mentions = _longest(sorted(mentions, key=lambda m: (m.start, -m.end)))
     found = contexts(rules.context, text, mentions, caller)
-    return [Flag(m.concept, m.term, c) for m, c in zip(mentions, found)]
+    # The same (concept, term, context) twice is one flag: 抽搐 written 1,000 times is one line.
+    return [Flag(*key) for key in dict.fromkeys(zip([m.concept for m in mentions], [m.term for m in mentions], found))]
 
 
-def _mentions(rules: RedFlagRules, text: str, p0: list[Hit] | None) -> list[Mention]:
-    mentions = [Mention(h.start, h.end, h.payload, h.term) for h in p0 if h.payload is not None] if p0 else []
+def _terms(p0: list[Hit] | None) -> list[Mention]:
+    return [_as_mention(Mention, h) for h in p0 if h.payload is not None] if p0 else []
+
+
+def _patterns(rules: RedFlagRules, text: str, p0: list[Hit] | None) -> list[Mention]:
+    """The named patterns' matches; none inside a safe phrase (the view's p0 hits with no concept)."""
+    mentions: list[Mention] = []
     prefilter = rules.pattern_prefilter
     if prefilter is None:
         return mentions
@@ -73,25 +88,28 @@ def _mentions(rules: RedFlagRules, text: str, p0: list[Hit] | None) -> list[Ment
             m = pattern.match(text, position)
             if m is None or (j < len(safe) and safe[j].start <= position and m.end() <= safe[j].end):
                 continue  # no match, or inside a safe phrase
-            mentions.append(Mention(position, m.end(), concept, name))
+            mentions.append(Mention(position, m.end(), name, concept))
     return mentions
 
 
 def _squashed(rules: RedFlagRules, v: TextViews, squashed: Hits) -> list[Mention]:
     """The squashed view's mentions, placed in the text (one the text view has too is dropped by
     ``_longest``)."""
-    found = _mentions(rules, v.squashed, squashed.get("p0"))
+    found = _terms(squashed.get("p0")) + _patterns(rules, v.squashed, squashed.get("p0"))
     if not found:
         return []
     offsets = kept_offsets(v.text)
-    return [Mention(offsets[m.start], offsets[m.end - 1] + 1, m.concept, m.term) for m in found]
+    return [Mention(offsets[m.start], offsets[m.end - 1] + 1, m.term, m.concept) for m in found]
 
 
 def _longest(mentions: list[Mention]) -> list[Mention]:
-    """Leftmost-longest: drop a mention that overlaps an earlier (or, at one start, longer) one."""
+    """Leftmost-longest over mentions sorted by (start, end): at one start the longer replaces the
+    shorter; a mention that starts inside the kept one before it is dropped."""
     kept: list[Mention] = []
     for m in mentions:
         if kept and m.start < kept[-1].end:
+            if m.start == kept[-1].start and m.end > kept[-1].end:
+                kept[-1] = m
             continue
         kept.append(m)
     return kept
@@ -115,12 +133,12 @@ def _infant_fever(rules: RedFlagRules, text: str) -> Mention | None:
         return None
     for m in fever.age.finditer(text):
         if m.group("newborn"):
-            return Mention(hot.start(), hot.end(), fever.concept, fever.name)
+            return Mention(hot.start(), hot.end(), fever.name, fever.concept)
         days = m.group("d1") or m.group("d2") or m.group("d3")
         months = m.group("m")
         value = numerals.parse_number(days or months or "")
         if value is None:
             continue
         if (value if days else value * 30) < fever.max_age_days:
-            return Mention(hot.start(), hot.end(), fever.concept, fever.name)
+            return Mention(hot.start(), hot.end(), fever.name, fever.concept)
     return None

@@ -160,7 +160,8 @@ def kept_offsets(value: str) -> list[int]:
     the squashed view revealed (抽-搐) sits in the text, so its context is read there."""
     kept: list[int] = []
     start = 0
-    for run in _FILLER_ANY.finditer(value):
+    fillers = _FILLER_ANY if _ANY_ASTRAL.search(value) else _FILLER_BMP  # astral ranges are slow in sre
+    for run in fillers.finditer(value):
         kept.extend(range(start, run.start()))
         start = run.end()
     kept.extend(range(start, len(value)))
