@@ -74,6 +74,8 @@ def contexts(rules: ContextRules, text: str, mentions: list[Mention], caller: st
     """The context of each mention (sorted, non-overlapping), for ``caller`` (None: no caller, as in
     classify_intent, where 我 is never the patient)."""
     cues = _cues(rules, text, mentions)
+    if not cues:
+        return [CURRENT] * len(mentions)  # no cue and no subject word: nothing moves the default
     bounds = [(m.start(), m.group(1) is None) for m in _BOUNDARY.finditer(text)]
     walk = _Walk(rules, text, mentions, caller, cues, bounds[0][0] if bounds else len(text))
     # Boundaries, cues and mentions merged in text order: three sorted lists, one pass.
