@@ -1,21 +1,26 @@
-"""The Starlette application: POST /mcp, /health and /ready, composed in one visible place."""
+"""The ASGI application: POST /mcp, /health and /ready, composed in one visible place."""
 
 from __future__ import annotations
 
 import gc
+import time
 from contextlib import asynccontextmanager
 
+import orjson
 from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import JSONResponse
-from starlette.routing import Route
 
 from app.protocol.server import McpServer
 from app.router import Router
 
+from . import guards
 from .endpoint import Limits, McpEndpoint
 from .guards import BearerGuard
 from .observe import Metrics, Observer
+
+_NOT_FOUND = orjson.dumps({"error": "not_found", "message": "only /mcp, /health and /ready are served"})
+_GET_ONLY = orjson.dumps({"error": "method_not_allowed", "message": "only GET is served here"})
+_HEALTHY = orjson.dumps({"status": "ok"})
+_NOT_READY = orjson.dumps({"status": "not_ready"})
 
 
 def create_app(
@@ -26,7 +31,7 @@ def create_app(
     max_body_bytes: int = 65_536,
     body_timeout_seconds: float = 10.0,
     metrics: Metrics | None = None,
-) -> Starlette:
+) -> RouterService:
     observer = Observer(metrics)
     endpoint = McpEndpoint(
         McpServer(router),
@@ -36,14 +41,6 @@ def create_app(
         observer,
     )
     ready = {"value": False}
-
-    async def health(request: Request) -> JSONResponse:
-        return JSONResponse({"status": "ok"})
-
-    async def readiness(request: Request) -> JSONResponse:
-        if ready["value"]:
-            return JSONResponse({"status": "ready", "policy_version": router.policy_version})
-        return JSONResponse({"status": "not_ready"}, status_code=503)
 
     @asynccontextmanager
     async def lifespan(app: Starlette):
@@ -59,31 +56,58 @@ def create_app(
             ready["value"] = False  # drain: orchestrators stop routing here first
             observer.event("shutdown")
 
-    return RouterService(
-        endpoint,
-        routes=[
-            Route("/mcp", endpoint),
-            Route("/health", health, methods=["GET"]),
-            Route("/ready", readiness, methods=["GET"]),
-        ],
-        lifespan=lifespan,
-    )
+    def readiness() -> tuple[int, bytes, str]:
+        if ready["value"]:
+            return 200, orjson.dumps({"status": "ready", "policy_version": router.policy_version}), "ready"
+        return 503, _NOT_READY, "not_ready"
+
+    probes = {"/health": lambda: (200, _HEALTHY, "health"), "/ready": readiness}
+    return RouterService(endpoint, probes, observer, lifespan=lifespan)
 
 
 class RouterService(Starlette):
-    """The Starlette app, with POST /mcp's hot path taken before routing.
+    """Starlette for the lifespan; every HTTP request is answered here, without its router.
 
     /mcp is one exact path served by a raw ASGI endpoint that handles every method and error
     itself; sending it through Starlette's middleware stack and router first measured as ~40 µs of
-    CPU per request (a quarter of the whole request at c=32, bench/RESULTS.md).
+    CPU per request (a quarter of the whole request at c=32, bench/RESULTS.md). The two probes and
+    every other path are answered here too, so that every answer is JSON with an X-Request-ID and
+    one log line, and no path is ever redirected (Starlette's slash redirect built its Location
+    from the Host header).
     """
 
-    def __init__(self, mcp_endpoint: McpEndpoint, **options):
+    def __init__(self, mcp_endpoint: McpEndpoint, probes: dict, observer: Observer, **options):
         super().__init__(**options)
         self._mcp = mcp_endpoint
+        self._probes = probes
+        self.observer = observer
 
     async def __call__(self, scope, receive, send) -> None:
-        if scope["type"] == "http" and scope["path"] == "/mcp":
-            await self._mcp(scope, receive, send)
+        if scope["type"] == "http":
+            if scope["path"] == "/mcp":
+                await self._mcp(scope, receive, send)
+            else:
+                await self._plain(scope, send)
             return
         await super().__call__(scope, receive, send)
+
+    async def _plain(self, scope, send) -> None:
+        started = time.perf_counter()
+        rid = guards.request_id(scope["headers"])
+        probe = self._probes.get(scope["path"])
+        extra = []
+        answered_probe = False  # probe answers are logged but not metered (see Observer.request)
+        if probe is None:
+            status, body, outcome = 404, _NOT_FOUND, "not_found"
+        elif scope["method"] not in ("GET", "HEAD"):
+            status, body, outcome = 405, _GET_ONLY, "method_not_allowed"
+            extra.append((b"allow", b"GET, HEAD"))
+        else:
+            status, body, outcome = probe()
+            answered_probe = True
+        headers = [(b"content-type", b"application/json"), (b"x-request-id", rid.encode()),
+                   (b"content-length", str(len(body)).encode()), *extra]
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+        self.observer.request(rid, method=None, tool=None, status=status, outcome=outcome,
+                              seconds=time.perf_counter() - started, metered=not answered_probe)

@@ -36,6 +36,10 @@ _TIMEOUT = orjson.dumps({"error": "request_timeout", "message": "the request bod
 _INTERNAL = orjson.dumps({"error": "internal", "message": "internal error; quote the X-Request-ID"})
 _NOT_ALLOWED = orjson.dumps({"error": "method_not_allowed", "message": "only POST is served at /mcp"})
 
+# After a refusal that comes before the body is read (403, 401, 413) the connection is closed: the
+# server stops reading, so a client without a token cannot keep streaming a declared 1 GB body.
+CLOSE = (b"connection", b"close")
+
 STATUS_OF_KIND = {"ok": 200, "accepted": 202, "parse_error": 400, "invalid_request": 400}
 
 
@@ -91,20 +95,20 @@ class McpEndpoint:
         if scope["method"] != "POST":
             return 405, _NOT_ALLOWED, None, [(b"allow", b"POST")]
         if not guards.origin_allowed(headers, self.origins):
-            return 403, _FORBIDDEN, None, []
+            return 403, _FORBIDDEN, None, [CLOSE]
         if not self.bearer.allows(headers):
-            return 401, _UNAUTHORIZED, None, [(b"www-authenticate", b'Bearer realm="a207-router-mcp"')]
+            return 401, _UNAUTHORIZED, None, [(b"www-authenticate", b'Bearer realm="a207-router-mcp"'), CLOSE]
         if not guards.is_json(headers):
             return 415, _UNSUPPORTED, None, []
         declared = guards.declared_length(headers)
         if declared is not None and declared > self.limits.max_body_bytes:
-            return 413, _TOO_LARGE, None, [(b"connection", b"close")]
+            return 413, _TOO_LARGE, None, [CLOSE]
         try:
             body = await self._read_before_deadline(receive)
         except _BodyTooLarge:
-            return 413, _TOO_LARGE, None, [(b"connection", b"close")]
+            return 413, _TOO_LARGE, None, [CLOSE]
         except (_BodyTimeout, _Disconnected):
-            return 408, _TIMEOUT, None, [(b"connection", b"close")]
+            return 408, _TIMEOUT, None, [CLOSE]
         reply = self.server.handle(body)
         return STATUS_OF_KIND[reply.kind], reply.body, reply, []
 

@@ -64,7 +64,10 @@ class Observer:
         self.log = structlog.get_logger("a207.access")
         self.metrics = metrics
 
-    def request(self, request_id: str, *, method: str | None, tool: str | None, status: int, outcome: str, seconds: float) -> None:
+    def request(self, request_id: str, *, method: str | None, tool: str | None, status: int, outcome: str, seconds: float,
+                metered: bool = True) -> None:
+        """One access-log line; also a metrics observation unless ``metered`` is False (the health
+        and readiness probes: an orchestrator's polling would swamp the request counters)."""
         self.log.info(
             "request",
             request_id=request_id,
@@ -74,7 +77,7 @@ class Observer:
             status=status,
             outcome=outcome,
         )
-        if self.metrics is not None:
+        if metered and self.metrics is not None:
             self.metrics.observe(method or "none", tool or "none", outcome, status, seconds)
 
     def event(self, name: str, **categories: str | int) -> None:

@@ -2,26 +2,50 @@
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import sys
+import threading
 
 import uvicorn
 
 from .app import create_app
 from .observe import Metrics, configure_logging
+from .protocol import protocol_class
 from .settings import ServiceSettings, SettingsError, load_settings
-
 
 # The event loop, parser and quiet defaults every server here runs with; bench/servers/ starts the
 # servers it compares ours against with the same options, so a comparison measures the app only.
+# No WebSocket protocol: nothing here speaks it, and an Upgrade is then ignored like any other.
 UVICORN_OPTIONS = {
     "loop": "uvloop",
     "http": "httptools",
+    "ws": "none",
     "lifespan": "on",
     "access_log": False,
     "log_level": "warning",
     "server_header": False,
     "timeout_keep_alive": 5,
 }
+
+
+class GracefulServer(uvicorn.Server):
+    """uvicorn's server with SIGHUP handled like SIGTERM: in-flight requests finish, the lifespan
+    logs ``shutdown``, then the process dies by the signal (a terminal closing, or a supervisor
+    sending HUP, must not cut requests off mid-answer)."""
+
+    @contextlib.contextmanager
+    def capture_signals(self):
+        with super().capture_signals():
+            if threading.current_thread() is not threading.main_thread():
+                yield
+                return
+            previous = signal.signal(signal.SIGHUP, self.handle_exit)
+            try:
+                yield
+            finally:
+                # Restored before uvicorn re-raises the captured signals, so a HUP ends the process.
+                signal.signal(signal.SIGHUP, previous)
 
 
 def serve(host: str, port: int) -> int:
@@ -44,18 +68,21 @@ def serve(host: str, port: int) -> int:
         body_timeout_seconds=settings.request_timeout_seconds,
         metrics=metrics,
     )
+    options = {
+        **UVICORN_OPTIONS,
+        # Head deadline, head caps, trailers and Upgrade ignored, and load shedding by requests in
+        # flight (a 503 past ROUTER_MAX_CONNECTIONS of them; idle sockets never count).
+        "http": protocol_class(settings.connection_limits(), app.observer),
+    }
     config = uvicorn.Config(
         app,
         host=host,
         port=port,
-        **UVICORN_OPTIONS,
+        **options,
         proxy_headers=settings.proxy_headers,
         forwarded_allow_ips=settings.forwarded_allow_ips,
         timeout_graceful_shutdown=settings.shutdown_timeout_seconds,
-        # Past this many open connections uvicorn answers 503 at once instead of queueing without
-        # bound: overload sheds load instead of growing memory and every caller's latency.
-        limit_concurrency=settings.max_connections,
     )
-    server = uvicorn.Server(config)
+    server = GracefulServer(config)
     server.run()
     return 0 if server.started else 1

@@ -14,6 +14,8 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app.router import Limits, Policy, PolicyError, Router, load_policy
 
+from .protocol import ConnectionLimits
+
 ENV_PREFIX = "ROUTER_"
 MIN_TOKEN_CHARS = 32
 
@@ -65,6 +67,10 @@ class ServiceSettings(RouterSettings):
     request_timeout_seconds: float = Field(10.0, gt=0, le=300)
     shutdown_timeout_seconds: int = Field(10, ge=1, le=300)
     max_connections: int = Field(1024, ge=1, le=1_000_000)
+    header_timeout_seconds: float = Field(10.0, gt=0, le=300)
+    max_header_count: int = Field(100, ge=16, le=10_000)
+    max_header_line_bytes: int = Field(8_192, ge=1_024, le=1024 * 1024)
+    max_head_bytes: int = Field(32_768, ge=4_096, le=16 * 1024 * 1024)
     metrics_port: int | None = Field(None, ge=1, le=65_535)
     proxy_headers: bool = False
     forwarded_allow_ips: str = "127.0.0.1"
@@ -91,11 +97,23 @@ class ServiceSettings(RouterSettings):
         previous = self.mcp_auth_token_previous
         if previous is not None and previous.get_secret_value() == self.mcp_auth_token.get_secret_value():
             raise ValueError("ROUTER_MCP_AUTH_TOKEN_PREVIOUS: must differ from ROUTER_MCP_AUTH_TOKEN")
+        if self.max_head_bytes < self.max_header_line_bytes:
+            raise ValueError("ROUTER_MAX_HEAD_BYTES: must be at least ROUTER_MAX_HEADER_LINE_BYTES")
         if self.mcp_scope_mode == "all" and self.callers():
             raise ValueError("ROUTER_MCP_ALLOWED_CALLERS: must be empty when ROUTER_MCP_SCOPE_MODE=all")
         if self.mcp_scope_mode == "caller_allowlist" and not self.callers():
             raise ValueError("ROUTER_MCP_ALLOWED_CALLERS: must list at least one role in caller_allowlist mode")
         return self
+
+    def connection_limits(self) -> ConnectionLimits:
+        return ConnectionLimits(
+            head_timeout_seconds=self.header_timeout_seconds,
+            max_headers=self.max_header_count,
+            max_line_bytes=self.max_header_line_bytes,
+            max_head_bytes=self.max_head_bytes,
+            max_requests_in_flight=self.max_connections,
+            max_body_bytes=self.mcp_max_body_bytes,
+        )
 
     def callers(self) -> list[str]:
         return [c.strip() for c in self.mcp_allowed_callers.split(",") if c.strip()]

@@ -8,7 +8,6 @@ to one normalization and two Aho-Corasick passes (the ``text`` and ``squashed`` 
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
 from dataclasses import dataclass
 
 from . import numerals
@@ -77,31 +76,46 @@ def _critical_values(policy: Policy, text: str, hits: Hits) -> list[tuple[int, i
     """Each analyte word, then the rest of its clause within the rule's window: any number there at
     or above the threshold, unit absent or allowed, is a critical value (血钾从5.0升到6.9 halts).
 
-    The numbers are read once, by one scan of the whole text that every word shares: a scan per
-    word, from the word to the end of the text, made 钾 written 2,000 times cost 0.2 s (issue 11).
-    A word's numbers are the shared scan's from its end on, exactly those a scan of its own found:
-    the two can differ only where a word's end falls inside a run of Chinese numeral characters
-    (the only place inside a number where another may open), and policy load refuses a critical
-    word that ends with a numeral character. Found as (start, end, rule index): a red-flag mention
-    reports the rule's name, not the text."""
-    numbers: list[re.Match[str]] | None = None
-    starts: list[int] = []
+    The numbers are read by one scan that every word shares, from the first word to as far as the
+    last word's window reaches: a scan per word, from the word to the end of the text, made 钾
+    written 2,000 times cost 0.2 s (issue 11). A word's numbers are the shared scan's from its end
+    on, exactly those a scan of its own found: the two can differ only where a word's end falls
+    inside a run of Chinese numeral characters (the only place inside a number where another may
+    open), and policy load refuses a critical word that ends with a numeral character. Found as
+    (start, end, rule index): a red-flag mention reports the rule's name, not the text."""
+    words = hits.group("critical")  # in text order, with increasing ends
+    scan = _NUMBER.finditer(text, words[0].end)
+    numbers: list[re.Match[str]] = []  # read so far; those before ``first`` lie before every later word
+    first = 0
     found: list[tuple[int, int, int]] = []
-    for word in hits.group("critical"):
-        if numbers is None:
-            numbers = list(_NUMBER.finditer(text))
-            starts = [number.start() for number in numbers]
+    for word in words:
         rule = policy.red_flags.critical_values[word.payload]
         limit = word.end + rule.window
-        first = bisect_left(starts, word.end)
-        if first == len(starts) or starts[first] >= limit:
-            continue  # no number in reach: most words of a text that repeats one
+        index = first
+        while True:  # the first number at or after the word's end
+            if index == len(numbers):
+                number = next(scan, None)
+                if number is None:
+                    break
+                numbers.append(number)
+            if numbers[index].start() >= word.end:
+                break
+            index += 1
+            first = index  # before this word, so before every later one
+        if index == len(numbers) or numbers[index].start() >= limit:
+            continue  # no number in reach (most words of a text that repeats one): no clause to read
         # A clause break right after the word (血钾，6.8 / 血钾：6.8) still belongs to it.
         cut = _CLAUSE_END.search(text, word.end + 1, limit)
         if cut:
             limit = cut.start()
-        for index in range(first, len(numbers)):
+        while True:
+            if index == len(numbers):
+                number = next(scan, None)
+                if number is None:
+                    break
+                numbers.append(number)
             number = numbers[index]
+            index += 1
             if number.start() >= limit:
                 break
             value = numerals.parse_number(number.group(1))

@@ -206,3 +206,39 @@ def test_a_stalled_client_cannot_hold_shutdown_past_the_timeout(tmp_path):
     assert not raw.startswith(b"HTTP/1.1 200"), raw[:200]
     assert server.log_lines()[-1]["event"] == "shutdown", server.log_text()
     print(f"stalled-client facts: {facts}")
+
+
+def test_sighup_is_handled_like_sigterm(tmp_path):
+    """SIGHUP (a closing terminal, a supervisor's reload signal) drains like SIGTERM: the request in
+    flight is answered, the lifespan logs `shutdown`, and the process then dies by the signal.
+    Without a handler, HUP's default action killed the process with the request unanswered."""
+    server = start_server(tmp_path, extra_env={
+        "ROUTER_SHUTDOWN_TIMEOUT_SECONDS": str(SHUTDOWN_TIMEOUT),
+        "ROUTER_REQUEST_TIMEOUT_SECONDS": "120",
+    })
+    try:
+        async def scenario() -> bytes:
+            reader, writer = await asyncio.wait_for(asyncio.open_connection(HOST, server.port), 5)
+            first, rest = request_bytes(server.token, 7)
+            writer.write(first)
+            await writer.drain()
+            await health_round_trip(server.port)
+            server.proc.send_signal(signal.SIGHUP)
+            await asyncio.sleep(0.5)
+            assert server.proc.poll() is None, "SIGHUP killed the process with a request in flight"
+            return await finish(reader, writer, rest)
+
+        try:
+            raw = asyncio.run(scenario())
+        except (ConnectionError, asyncio.IncompleteReadError) as exc:
+            raise AssertionError(f"the request in flight was cut off by SIGHUP ({type(exc).__name__})") from None
+        deadline = time.monotonic() + SHUTDOWN_TIMEOUT + MARGIN
+        while server.proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert server.proc.poll() is not None, "no exit after SIGHUP"
+    finally:
+        server.kill()
+    status, headers, body = parse_response(raw)
+    assert status == 200 and headers["connection"] == "close" and json.loads(body)["id"] == 7
+    assert server.proc.returncode == -signal.SIGHUP, server.log_text()
+    assert server.log_lines()[-1]["event"] == "shutdown", server.log_text()

@@ -8,8 +8,9 @@ moves both sides alike. The generators are bench/adversarial_bench.py's (which p
 and holds the tighter 3× target); a hypothesis search adds texts built from the router's own
 vocabulary.
 
-The slot scan refuses to open a Chinese numeral deep inside its run (app/router/slots.py
-``RUN_OPENING``); a property here proves that reads every text exactly as opening anywhere did.
+The slot scan refuses to open a Chinese numeral deep inside its run, or to end it where no tail
+can follow (app/router/slots.py ``RUN_OPENING``, ``numeral_end``); a property here proves that reads
+every text exactly as the unrestricted scan did.
 """
 
 from __future__ import annotations
@@ -22,9 +23,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.router import Router, load_policy
-from app.router.numerals import CHARS
-from app.router.slots import RUN_OPENING
+from app.router import Router, analysis, load_policy, slots
+from app.router.numerals import CHARS, parse_number
+from app.router.slots import RUN_OPENING, numeral_end
 from app.router.text import views
 from bench.adversarial_bench import COMPARED, GENERATORS
 
@@ -89,15 +90,18 @@ def test_no_text_built_from_the_vocabulary_is_slow(motif):
 SCAN = ROUTER._slots._scan.__self__
 
 
-def test_the_slot_scan_restricts_where_a_numeral_opens():
-    assert RUN_OPENING in SCAN.pattern
+def test_the_slot_scan_restricts_where_a_numeral_opens_and_ends():
+    assert RUN_OPENING in SCAN.pattern and NUMERAL_END in SCAN.pattern
 
 
-ANYWHERE = re.compile(SCAN.pattern.replace(RUN_OPENING, ""))
+# The scan as it was: a numeral opening anywhere in its run, and ending anywhere in it.
+NUMERAL_END = numeral_end(set(slots._BASE_UNITS) | set(POLICY.slots.measure_units))
+ANYWHERE = re.compile(SCAN.pattern.replace(RUN_OPENING, "").replace(NUMERAL_END, ""))
 
 NUMERAL_WORDS = sorted(
     set(CHARS) | {"半", "两", "个", "米", "米饭", "m", "5", "12", ".", " ", "，", "上", "周", "星期", "礼拜", "三",
-                  "天", "个月", "克", "斤", "岁", "年", "月", "日", "号", "前", "内", "次", "体重", "身高", "最近", "宝宝"}
+                  "天", "个月", "克", "千克", "千卡", "卡", "公斤", "kg", "斤", "岁", "年", "月", "日", "号", "前", "内",
+                  "以内", "次", "体重", "身高", "最近", "宝宝", "龄", "大", "多", "重"}
 )
 
 
@@ -122,3 +126,41 @@ def test_a_numeral_right_after_a_match_inside_a_run_is_still_read(text):
     v = views(text).text
     assert readings(SCAN, v) == readings(ANYWHERE, v)
     assert any(m.start() > 0 and v[m.start() - 1] in CHARS and v[m.start()] in CHARS for m in SCAN.finditer(v))
+
+
+# --- the critical-value scan shares one number scan, and finds what a scan per word found ---------
+
+
+def critical_values_word_by_word(text: str) -> list[tuple[int, int, int]]:
+    """The reference: each critical word scans for numbers from its own end (quadratic on a text
+    that repeats the word, fine on these short ones)."""
+    found = []
+    for word in POLICY.lexicon.scan(text).group("critical"):
+        rule = POLICY.red_flags.critical_values[word.payload]
+        limit = word.end + rule.window
+        cut = analysis._CLAUSE_END.search(text, word.end + 1, limit)
+        if cut:
+            limit = cut.start()
+        for number in analysis._NUMBER.finditer(text, word.end):
+            if number.start() >= limit:
+                break
+            value, unit = parse_number(number.group(1)), number.group(2)
+            if value is None or (unit and unit not in rule.units):
+                continue
+            if rule.threshold <= value <= rule.plausible_max:
+                found.append((word.start, number.end(1), word.payload))  # a red-flag mention's span
+                break
+    return found
+
+
+CRITICAL_WORDS = ["钾", "血钾", "k", "k+", "钾离子", " ", "，", "。", "好", "从", "升到", "6.8", "7", "9", "1", "5.2",
+                  "七点二", "十", "mmol/l", "mg", "大于", "：", "三", "15", "16", "6.5", "a", ".", "٧"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(CRITICAL_WORDS), max_size=25))
+def test_the_shared_number_scan_finds_what_a_scan_per_word_found(words):
+    text = views("".join(words)).text
+    hits = POLICY.lexicon.scan(text)
+    shared = analysis._critical_values(POLICY, text, hits) if "critical" in hits else []
+    assert shared == critical_values_word_by_word(text)
