@@ -109,6 +109,21 @@ GENERATORS: dict[str, Callable[[int], str]] = {
     "red flag 抽搐": repeated("抽搐"),
     "red flag spaced 抽 搐": repeated("抽 搐 "),
     "red flag negated": repeated("没有抽搐"),
+    # red flags in context (issue 12): every cue kind, subjects, patterns cut just short of a match
+    "cue 和之前 (pseudo)": repeated("和之前"),
+    "cue 一…就": repeated("一发烧就"),
+    "cue N天前": repeated("3天前"),
+    "after-cue 过": repeated("抽搐过"),
+    "after-cue 的原因": repeated("抽搐的原因"),
+    "negation enumeration": repeated("没有抽搐、呕吐、"),
+    "subjects 同事的孩子 我": repeated("我同事的孩子"),
+    "context mixture": repeated("以前没有抽搐，现在如果又抽搐了怎么办。"),
+    "pattern 烧 gap, no 不退": repeated("烧一二三四五六七八"),
+    "pattern 大便 / 拉, no 血": repeated("大便拉"),
+    "pattern 没 before 尿血": repeated("没尿血"),
+    "pattern 不停地吐": repeated("不停地吐"),
+    "infant fever": repeated("宝宝47天体温38.5度"),
+    "temperature, no age": repeated("体温39度"),
     # tool-name shapes (the write scan)
     "tool token a_": repeated("a_"),
     # what normalization rewrites: Traditional characters, astral symbols, invisible characters

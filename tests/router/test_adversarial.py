@@ -131,12 +131,12 @@ def test_a_numeral_right_after_a_match_inside_a_run_is_still_read(text):
 # --- the critical-value scan shares one number scan, and finds what a scan per word found ---------
 
 
-def critical_values_word_by_word(text: str) -> list[str]:
+def critical_values_word_by_word(text: str) -> list[tuple[int, int, int]]:
     """The reference: each critical word scans for numbers from its own end (quadratic on a text
     that repeats the word, fine on these short ones)."""
     found = []
     for word in POLICY.lexicon.scan(text).group("critical"):
-        rule = POLICY.critical_values[word.payload]
+        rule = POLICY.red_flags.critical_values[word.payload]
         limit = word.end + rule.window
         cut = analysis._CLAUSE_END.search(text, word.end + 1, limit)
         if cut:
@@ -148,9 +148,9 @@ def critical_values_word_by_word(text: str) -> list[str]:
             if value is None or (unit and unit not in rule.units):
                 continue
             if rule.threshold <= value <= rule.plausible_max:
-                found.append(text[word.start : number.end()].rstrip())
+                found.append((word.start, number.end(1), word.payload))  # a red-flag mention's span
                 break
-    return list(dict.fromkeys(found))
+    return found
 
 
 CRITICAL_WORDS = ["钾", "血钾", "k", "k+", "钾离子", " ", "，", "。", "好", "从", "升到", "6.8", "7", "9", "1", "5.2",
