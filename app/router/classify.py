@@ -1,17 +1,38 @@
 """Rule-based intent classification (SPEC §4.2).
 
 A P0 hit forces ``emergency_red_flag``. Otherwise each intent scores the sum of the lengths of its
-distinct matched keywords (a keyword inside a longer matched keyword does not count); the highest
-wins, ties going to the higher priority (P0 … P5), then to the order of the policy's table.
-No hit is ``unknown`` with ``fallback="llm"``: the upper layer may classify softly, and its
-answer must pass the gate again.
+distinct matched keywords (a keyword inside a longer matched keyword does not count). No hit is
+``unknown`` with ``fallback="llm"``: the upper layer may classify softly, and its answer must pass
+the gate again.
+
+Ranking — "what is asked counts first". Parents write a story, then a question; the story's nouns
+must not outvote the question. Intents are ranked, best first, by
+
+1. their rank score inside the question clauses (a clause — a sentence cut at ，/, as §4.7 cuts
+   it — that ends in ？/? or holds a question word of the policy),
+2. their rank score over the whole text,
+3. their ``score`` (the whole text's sum of keyword lengths, weak words included),
+4. priority (P0 … P5), then the order of the policy's table.
+
+A *rank score* is the score without the policy's weak keywords (generic question words and topic
+nouns: 是什么, 怎么办, 肾病综合征 — any other keyword beats them), plus, for the food intent, the
+length of each food named in a clause where a consume verb asks about it (能喝 + 豆浆). In a
+clause with a consume verb, a medicine and no food, the verb asks the medicine intent instead (a
+medicine is not a food), and every medicine mention is evidence for that intent.
+
+``score`` and ``confidence`` stay the whole text's. A text whose only clause is a question, or with
+no question clause at all, ranks by the whole text alone: exactly as before question clauses
+existed, but for the weak words and the consume-verb rule.
 """
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_right
 from dataclasses import dataclass
 
 from .analysis import Analysis
+from .lexicon import Hit
 from .policy import Intent, Policy
 
 
@@ -55,30 +76,119 @@ class Classification:
         return None
 
 
+# Clause ends as the text view has them (NFKC turned ，？！； into ASCII): §4.7's sentence ends
+# (。！？；!?; a newline, an ASCII . not between digits) and the clause cut ，/,.
+_CUT = re.compile(r"[,。!?;\n]|\.(?![0-9])|(?<![0-9])\.")
+# A character before a medicine suffix that makes it a portion or no word at all (两片, 几粒).
+_NOT_BEFORE_SUFFIX = frozenset("零〇一二两三四五六七八九十百千万半几多每整")
+
+
 def classify(policy: Policy, analysis: Analysis) -> Classification:
     if analysis.p0:
         scored = Scored(policy.emergency, sum(map(len, analysis.p0)), tuple(analysis.p0))
         return Classification(scored, (scored,), emergency=True)
     # Keywords are read on the text view; only when it has none does the squashed view speak, so
     # "分 期" or "化 验 单" still classify while spacing never adds a second intent to a real match.
-    hits = analysis.hits.get("intent") or policy.intent_lexicon.scan(analysis.views.squashed).get("intent")
-    if not hits:
+    hits = analysis.hits.get("intent") or policy.intent_lexicon.scan(analysis.views.squashed).get("intent") or []
+    medicines = _medicines(analysis) if "medicine" in analysis.hits else []
+    if not hits and not medicines:
         return Classification(None, (), emergency=False)
-    keywords: dict[str, dict[str, None]] = {}  # intent → its distinct keywords, in text order
+    asking = policy.asking
+    cuts, questions = _clauses(analysis) if len(hits) + len(medicines) > 1 else ([], [True])
+    # What each consume verb asks about: the nearest food or medicine after it in its clause
+    # (能吃药吗, 能喝豆浆吗), else the nearest before it (香蕉能不能吃).
+    objects: dict[int, list[tuple[Hit, bool]]] = {}
+    if any(h.term in asking.consume_verbs for h in hits):
+        for thing, is_food in [(f, True) for f in analysis.hits.get("food") or ()] + [(m, False) for m in medicines]:
+            objects.setdefault(bisect_right(cuts, thing.start), []).append((thing, is_food))
+    # intent → {keyword: None} in text order, and the rank scores (whole text, question clauses)
+    keywords: dict[str, dict[str, None]] = {}
+    rank: dict[str, list[int]] = {}
+    seen: set[tuple[str, str, bool]] = set()
+
+    def count(name: str, term: str, clause: int, weight: int) -> None:
+        words = keywords.get(name)
+        if words is None:
+            keywords[name] = words = {}
+            rank[name] = [0, 0]
+        words[term] = None
+        if weight:
+            for in_question in (False, True) if questions[clause] else (False,):
+                key = (name, term, in_question)
+                if key not in seen:
+                    seen.add(key)
+                    rank[name][in_question] += weight
+
     for hit in hits:
-        found = keywords.get(hit.payload)
-        if found is None:
-            keywords[hit.payload] = {hit.term: None}
-        else:
-            found[hit.term] = None
+        clause = bisect_right(cuts, hit.start)
+        name, term = hit.payload, hit.term
+        if term in asking.consume_verbs and name == asking.food_intent and clause in objects:
+            thing, is_food = _object_of(hit, objects[clause])
+            if is_food:
+                count(name, "\0" + thing.term, clause, len(thing.term))  # ranking only, never listed
+            else:
+                name = asking.medicine_intent
+        count(name, term, clause, 0 if term in asking.weak_keywords else len(term))
+    for medicine in medicines:
+        count(asking.medicine_intent, medicine.term, bisect_right(cuts, medicine.start), len(medicine.term))
+
     by_name = policy.intent_by_name
-    ranked = [Scored(by_name[name], sum(map(len, words)), tuple(words)) for name, words in keywords.items()]
+    ranked = []
+    for name, words in keywords.items():
+        listed = tuple(w for w in words if w[0] != "\0")
+        if listed:
+            ranked.append((rank[name], Scored(by_name[name], sum(map(len, listed)), listed)))
+    if not ranked:
+        return Classification(None, (), emergency=False)
     if len(ranked) > 1:
         ranked.sort(key=_rank)
-    return Classification(ranked[0], tuple(ranked), emergency=False)
+    return Classification(ranked[0][1], tuple(s for _, s in ranked), emergency=False)
 
 
-def _rank(scored: Scored) -> tuple[int, int, int]:
-    """Best first: the higher score, then the higher priority (P0 … P5), then the policy's order."""
-    return -scored.score, scored.intent.priority, scored.intent.order
+def _object_of(verb: Hit, things: list[tuple[Hit, bool]]) -> tuple[Hit, bool]:
+    after = [t for t in things if t[0].start >= verb.end]
+    if after:
+        return min(after, key=lambda t: t[0].start)
+    return max(things, key=lambda t: t[0].end)
 
+
+def _rank(entry: tuple[list[int], Scored]) -> tuple[int, int, int, int, int]:
+    """Best first: the question clauses' rank score, the whole text's, the score, the higher
+    priority (P0 … P5), then the policy's order."""
+    (whole, asked), scored = entry
+    return -asked, -whole, -scored.score, scored.intent.priority, scored.intent.order
+
+
+def _clauses(analysis: Analysis) -> tuple[list[int], list[bool]]:
+    """The clause ends (positions of the cutting marks) and, per clause, whether it is a question.
+    Clause ``i`` runs from after ``cuts[i-1]`` to ``cuts[i]``; ``bisect_right(cuts, p)`` is the
+    clause of position ``p``. One regex pass over the text, one look at each question word."""
+    text = analysis.views.text
+    cuts: list[int] = []
+    questions: list[bool] = []
+    for mark in _CUT.finditer(text):
+        cuts.append(mark.start())
+        questions.append(mark.group() == "?")
+    questions.append(False)  # the clause after the last mark
+    for word in analysis.hits.get("question") or ():
+        questions[bisect_right(cuts, word.start)] = True
+    return cuts, questions
+
+
+def _medicines(analysis: Analysis) -> list[Hit]:
+    """Medicine mentions: a name, or a suffix after a Chinese character that is not a numeral;
+    never inside a food (薯片) or one of the policy's ordinary words (肉丸, 拍片)."""
+    text = analysis.views.text
+    foods = analysis.hits.get("food") or ()
+    found = []
+    for hit in analysis.hits.group("medicine"):
+        if hit.payload == "not":
+            continue
+        if hit.payload == "suffix":
+            before = text[hit.start - 1] if hit.start else ""
+            if not ("\u4e00" <= before <= "\u9fff") or before in _NOT_BEFORE_SUFFIX:
+                continue
+        if any(f.start <= hit.start and hit.end <= f.end for f in foods):
+            continue
+        found.append(hit)
+    return found

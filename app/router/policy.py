@@ -123,6 +123,20 @@ class SlotsEntry(_Strict):
     meals: dict[Literal["breakfast", "lunch", "dinner", "snack"], Terms]
 
 
+class AskingEntry(_Strict):
+    question_words: Terms
+    weak_keywords: Terms
+    consume_verbs: Terms
+    food_intent: NonEmpty
+    medicine_intent: NonEmpty
+
+
+class MedicinesEntry(_Strict):
+    names: Terms
+    suffixes: Terms
+    not_medicines: Terms
+
+
 class PolicyFile(_Strict):
     version: NonEmpty
     roles: Terms
@@ -134,6 +148,8 @@ class PolicyFile(_Strict):
     staging: StagingEntry
     intents: Annotated[list[IntentEntry], Field(min_length=1)]
     route: RouteEntry
+    asking: AskingEntry
+    medicines: MedicinesEntry
     slots: SlotsEntry
 
 
@@ -173,6 +189,17 @@ class SlotsPolicy:
     measure_units: tuple[str, ...]
     analytes: dict[str, str]  # synonym → canonical field name
     meals: dict[str, str]  # word → breakfast | lunch | dinner | snack
+
+
+@dataclass(frozen=True, slots=True)
+class Asking:
+    """SPEC §4.2 "What is asked counts first", folded. Question words and medicines are lexicon
+    groups ("question", "medicine"); these are the sets classify reads per hit."""
+
+    weak_keywords: frozenset[str]
+    consume_verbs: frozenset[str]
+    food_intent: str
+    medicine_intent: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,6 +249,7 @@ class Policy:
     redline: Lexicon  # red-line words only, scanned on the squashed view
     intent_lexicon: Lexicon  # intent keywords, for the squashed view when the text view has none
     slots: SlotsPolicy
+    asking: Asking
     write_required_slots: tuple[str, ...]
     session_only_callers: frozenset[str]
     p0_term_count: int
@@ -366,6 +394,7 @@ def _cross_check(spec: PolicyFile) -> list[str]:
             problems.append(f"intents.{intent.name}: the emergency intent must have priority 0")
 
     need_roles("route.session_only_callers", spec.route.session_only_callers)
+    _check_asking(problems, spec, keyword_owner)
 
     _duplicates(problems, "slots.foods", spec.slots.foods)
     _overlaps(problems, "slots.analytes", spec.slots.analytes)
@@ -374,6 +403,30 @@ def _cross_check(spec: PolicyFile) -> list[str]:
             problems.append(f"slots.meals: no words for {meal!r}")
     _overlaps(problems, "slots.meals", spec.slots.meals)
     return problems
+
+
+def _check_asking(problems: list[str], spec: PolicyFile, keyword_owner: dict[str, str]) -> None:
+    """Weak words and consume verbs are intent keywords; the verbs belong to the food intent; a
+    word that is not a medicine must hide a medicine word, or it suppresses nothing."""
+    asking, medicines = spec.asking, spec.medicines
+    for field in ("food_intent", "medicine_intent"):
+        name = getattr(asking, field)
+        if name not in keyword_owner.values():
+            problems.append(f"asking.{field}: {name!r} is not a scored intent")
+    for word in asking.weak_keywords:
+        if fold(word) not in keyword_owner:
+            problems.append(f"asking.weak_keywords: {word!r} is not an intent keyword")
+    for word in asking.consume_verbs:
+        if keyword_owner.get(fold(word)) != asking.food_intent:
+            problems.append(f"asking.consume_verbs: {word!r} is not a keyword of {asking.food_intent}")
+    _duplicates(problems, "asking.question_words", asking.question_words)
+    _duplicates(problems, "asking.weak_keywords", asking.weak_keywords)
+    _duplicates(problems, "asking.consume_verbs", asking.consume_verbs)
+    _overlaps(problems, "medicines", {"names": medicines.names, "suffixes": medicines.suffixes, "not_medicines": medicines.not_medicines})
+    medicine_words = [fold(w) for w in medicines.names + medicines.suffixes]
+    for word in medicines.not_medicines:
+        if not any(m in fold(word) for m in medicine_words):
+            problems.append(f"medicines.not_medicines: {word!r} contains no medicine word, so it suppresses nothing")
 
 
 def _overlaps(problems: list[str], where: str, words_of: dict[str, list[str]]) -> None:
@@ -428,6 +481,13 @@ def _compile(spec: PolicyFile, digest: str) -> Policy:
     }
     redline_groups["critical"] = [(fold(w), n) for n, c in enumerate(spec.p0.critical_values) for w in c.words]
     intent_groups = {"intent": [(fold(k), i.name) for i in spec.intents for k in i.keywords]}
+    medicines = spec.medicines
+    asking_groups = {
+        "question": [(fold(w), None) for w in spec.asking.question_words],
+        "medicine": [(fold(w), "name") for w in medicines.names]
+        + [(fold(w), "suffix") for w in medicines.suffixes]
+        + [(fold(w), "not") for w in medicines.not_medicines],
+    }
     slot_groups = {
         "food": [(f, None) for f in slots.foods],
         "analyte": list(slots.analytes.items()),
@@ -461,10 +521,16 @@ def _compile(spec: PolicyFile, digest: str) -> Policy:
             CriticalValue(c.analyte, c.threshold, c.plausible_max, frozenset(fold(u) for u in c.units), c.window)
             for c in spec.p0.critical_values
         ),
-        lexicon=Lexicon(redline_groups | intent_groups | slot_groups),
+        lexicon=Lexicon(redline_groups | intent_groups | asking_groups | slot_groups),
         redline=Lexicon(redline_groups),
         intent_lexicon=Lexicon(intent_groups),
         slots=slots,
+        asking=Asking(
+            weak_keywords=frozenset(fold(w) for w in spec.asking.weak_keywords),
+            consume_verbs=frozenset(fold(w) for w in spec.asking.consume_verbs),
+            food_intent=spec.asking.food_intent,
+            medicine_intent=spec.asking.medicine_intent,
+        ),
         write_required_slots=tuple(spec.route.write_required_slots),
         session_only_callers=frozenset(spec.route.session_only_callers),
         p0_term_count=len(spec.p0.terms),
