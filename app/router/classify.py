@@ -101,23 +101,23 @@ def classify(policy: Policy, analysis: Analysis) -> Classification:
     if any(h.term in asking.consume_verbs for h in hits):
         for thing, is_food in [(f, True) for f in analysis.hits.get("food") or ()] + [(m, False) for m in medicines]:
             objects.setdefault(bisect_right(cuts, thing.start), []).append((thing, is_food))
-    # intent → {keyword: None} in text order, and the rank scores (whole text, question clauses)
+    # intent → {keyword: None} in text order, and its rank scores: [whole text, question clauses]
+    # for strong keywords, then the same for weak ones.
     keywords: dict[str, dict[str, None]] = {}
     rank: dict[str, list[int]] = {}
     seen: set[tuple[str, str, bool]] = set()
 
-    def count(name: str, term: str, clause: int, weight: int) -> None:
+    def count(name: str, term: str, clause: int, weight: int, weak: bool = False) -> None:
         words = keywords.get(name)
         if words is None:
             keywords[name] = words = {}
-            rank[name] = [0, 0]
+            rank[name] = [0, 0, 0, 0]
         words[term] = None
-        if weight:
-            for in_question in (False, True) if questions[clause] else (False,):
-                key = (name, term, in_question)
-                if key not in seen:
-                    seen.add(key)
-                    rank[name][in_question] += weight
+        for in_question in (False, True) if questions[clause] else (False,):
+            key = (name, term, in_question)
+            if key not in seen:
+                seen.add(key)
+                rank[name][2 * weak + in_question] += weight
 
     for hit in hits:
         clause = bisect_right(cuts, hit.start)
@@ -128,7 +128,7 @@ def classify(policy: Policy, analysis: Analysis) -> Classification:
                 count(name, "\0" + thing.term, clause, len(thing.term))  # ranking only, never listed
             else:
                 name = asking.medicine_intent
-        count(name, term, clause, 0 if term in asking.weak_keywords else len(term))
+        count(name, term, clause, len(term), term in asking.weak_keywords)
     for medicine in medicines:
         count(asking.medicine_intent, medicine.term, bisect_right(cuts, medicine.start), len(medicine.term))
 
@@ -152,11 +152,11 @@ def _object_of(verb: Hit, things: list[tuple[Hit, bool]]) -> tuple[Hit, bool]:
     return max(things, key=lambda t: t[0].end)
 
 
-def _rank(entry: tuple[list[int], Scored]) -> tuple[int, int, int, int, int]:
-    """Best first: the question clauses' rank score, the whole text's, the score, the higher
-    priority (P0 … P5), then the policy's order."""
-    (whole, asked), scored = entry
-    return -asked, -whole, -scored.score, scored.intent.priority, scored.intent.order
+def _rank(entry: tuple[list[int], Scored]) -> tuple[int, ...]:
+    """Best first: strong then weak keywords inside the question clauses, strong then weak over
+    the whole text, the score, the higher priority (P0 … P5), then the policy's order."""
+    (whole, asked, weak_whole, weak_asked), scored = entry
+    return -asked, -weak_asked, -whole, -weak_whole, -scored.score, scored.intent.priority, scored.intent.order
 
 
 def _clauses(analysis: Analysis) -> tuple[list[int], list[bool]]:

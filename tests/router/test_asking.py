@@ -22,7 +22,7 @@ QUESTION_FIRST = [
     ("story diagnosis, question about a food -> nutrition calc",
      "孩子肾病综合征三年，查过血肌酐，请问能喝豆浆吗？", "nutrition_calc"),
     ("question first, story after -> the question still decides",
-     "肾病综合征可以吃核桃吗？孩子去年查出来，检查结果是肾病综合症", "nutrition_calc"),
+     "紫癜性肾炎可以吃核桃吗？孩子去年住院，检查结果是紫癜性肾炎", "nutrition_calc"),
     ("history words in the story, symptom question -> knowledge",
      "孩子有过敏史，肾炎有什么症状？", "knowledge"),
     ("history words with no question -> profile",
@@ -32,10 +32,10 @@ QUESTION_FIRST = [
 ]
 
 MEDICINES = [
-    ("medicine by suffix with an eat verb -> knowledge", "高血压患者能吃六味地黄丸吗？", "knowledge"),
+    ("medicine by suffix with an eat verb -> knowledge", "肾炎的孩子能吃六味地黄丸吗？", "knowledge"),
     ("medicine by name -> knowledge", "孩子能吃泼尼松吗", "knowledge"),
     ("capsule suffix -> knowledge", "百令胶囊可以吃吗", "knowledge"),
-    ("drink verb with a medicine -> knowledge", "肾病综合症能喝药吗", "knowledge"),
+    ("drink verb with a medicine -> knowledge", "孩子肾炎能喝药吗", "knowledge"),
     ("medicine mention alone is knowledge evidence", "他克莫司和环孢素有什么区别", "knowledge"),
     ("medicine in the story, food in the question -> nutrition calc", "孩子在吃泼尼松，能吃香蕉吗", "nutrition_calc"),
     ("the verb's object is the food after it, not the medicine before", "吃完碳酸钙以后能吃苹果吗", "nutrition_calc"),
@@ -44,7 +44,7 @@ MEDICINES = [
 ]
 
 CONSUME_VERBS = [
-    ("能喝 + a drink -> nutrition calc", "肾病综合症能喝豆浆吗？", "nutrition_calc"),
+    ("能喝 + a drink -> nutrition calc", "孩子肾炎能喝豆浆吗？", "nutrition_calc"),
     ("可以喝 + a drink -> nutrition calc", "尿毒症可以喝牛奶吗", "nutrition_calc"),
     ("能不能喝 + a drink -> nutrition calc", "孩子肾炎能不能喝骨头汤", "nutrition_calc"),
     ("food named elsewhere, verb asks nothing in its clause -> the topic", "豆浆喝了一点，肾炎能不能好", "knowledge"),
@@ -64,7 +64,7 @@ KNOWLEDGE_QUESTIONS = [
     ("cause of a lab value", "肌酐高是什么原因", "knowledge"),
     ("treatment", "紫癜性肾炎怎么治疗", "knowledge"),
     ("department", "尿蛋白高应该挂哪个科", "knowledge"),
-    ("what to watch in the diet", "被诊断为先天性肾病综合征，饮食疗法需要有留意什么？", "knowledge"),
+    ("diet advice after a diagnosis -> nutrition calc", "被诊断为先天性肾病综合征，饮食疗法需要有留意什么？", "nutrition_calc"),
     ("a lab value's normality stays a lab question", "血钾5.2正常吗", "lab_result"),
 ]
 
@@ -92,7 +92,7 @@ def test_score_and_confidence_stay_the_whole_texts(router):
 
 
 def test_food_bonus_ranks_but_is_never_listed(router):
-    r = router.classify_intent("肾病综合症能喝豆浆吗？")
+    r = router.classify_intent("孩子肾炎能喝豆浆吗？")
     best = r.candidates[0]
     assert (best.intent, best.score) == ("nutrition_calc", 2)  # 能喝 only: 豆浆 is a food, not a keyword
     assert r.matched_keywords == ["能喝"]
@@ -101,7 +101,7 @@ def test_food_bonus_ranks_but_is_never_listed(router):
 @pytest.mark.parametrize(
     ("text", "medicine"),
     [
-        pytest.param("能吃六味地黄丸吗", "丸", id="suffix after a name"),
+        pytest.param("能吃金匮肾气丸吗", "丸", id="suffix after a name"),
         pytest.param("骨化三醇能吃吗", "骨化三醇", id="name"),
         pytest.param("能喝肾炎康复口服液吗", "口服液", id="oral liquid"),
     ],

@@ -77,7 +77,7 @@ REFUSALS = [
      "asking.medicine_intent: 'pharmacy' is not a scored intent"),
     ("not-a-medicine word that hides no medicine word", edit('not_medicines = [\n  "肉丸",', 'not_medicines = [\n  "米饭",'),
      "medicines.not_medicines: '米饭' contains no medicine word"),
-    ("medicine word listed as a name and a suffix", edit('suffixes = ["丸",', 'suffixes = ["泼尼松", "丸",'), "overlaps a word of names"),
+    ("medicine word listed as a name and a suffix", edit('suffixes = [\n  "丸",', 'suffixes = [\n  "泼尼松", "丸",'), "overlaps a word of names"),
     ("unknown key (a typo) is refused", edit('version = "', 'versoin = "x"\nversion = "'), "versoin"),
     ("not TOML", b"version = [", "not valid TOML"),
     ("not UTF-8", b"\xff\xfe", "not UTF-8"),
