@@ -8,21 +8,24 @@ the gate again.
 Ranking — "what is asked counts first". Parents write a story, then a question; the story's nouns
 must not outvote the question. Intents are ranked, best first, by
 
-1. their rank score inside the question clauses (a clause — a sentence cut at ，/, as §4.7 cuts
-   it — that ends in ？/? or holds a question word of the policy),
-2. their rank score over the whole text,
-3. their ``score`` (the whole text's sum of keyword lengths, weak words included),
-4. priority (P0 … P5), then the order of the policy's table.
+1. whether a consume verb in a question clause asks about them: 能喝 / 可以吃 + a food asks the
+   food intent (nutrition_calc), + a medicine asks the medicine intent (knowledge: a medicine is
+   not a food). The verb's object is the nearest food or medicine after it in its clause
+   (能吃药吗), else the nearest before it (香蕉能不能吃);
+2. their keywords inside the question clauses (a clause — a sentence cut at ，/, as §4.7 cuts it —
+   that ends in ？/? or holds a question word of the policy): strong keywords, then weak ones;
+3. their keywords over the whole text: strong, then weak;
+4. their ``score`` (the whole text's sum of keyword lengths, weak words included);
+5. priority (P0 … P5), then the order of the policy's table.
 
-A *rank score* is the score without the policy's weak keywords (generic question words and topic
-nouns: 是什么, 怎么办, 肾病综合征 — any other keyword beats them), plus, for the food intent, the
-length of each food named in a clause where a consume verb asks about it (能喝 + 豆浆). In a
-clause with a consume verb, a medicine and no food, the verb asks the medicine intent instead (a
-medicine is not a food), and every medicine mention is evidence for that intent.
+Weak keywords are the policy's generic question words and topic nouns (是什么, 怎么办, 肾病综合征):
+they say what a text is about, not what it asks, so at the same level any other keyword beats them.
+A consume verb whose object is a medicine counts for the medicine intent, and so does every
+medicine mention.
 
 ``score`` and ``confidence`` stay the whole text's. A text whose only clause is a question, or with
-no question clause at all, ranks by the whole text alone: exactly as before question clauses
-existed, but for the weak words and the consume-verb rule.
+no question clause at all, ranks by the whole text alone: as before question clauses existed, but
+for the weak words and the consume verbs.
 """
 
 from __future__ import annotations
@@ -106,6 +109,7 @@ def classify(policy: Policy, analysis: Analysis) -> Classification:
     keywords: dict[str, dict[str, None]] = {}
     rank: dict[str, list[int]] = {}
     seen: set[tuple[str, str, bool]] = set()
+    decided: set[str] = set()  # intents a question clause's consume verb asks about (能喝豆浆吗)
 
     def count(name: str, term: str, clause: int, weight: int, weak: bool = False) -> None:
         words = keywords.get(name)
@@ -124,25 +128,21 @@ def classify(policy: Policy, analysis: Analysis) -> Classification:
         name, term = hit.payload, hit.term
         if term in asking.consume_verbs and name == asking.food_intent and clause in objects:
             thing, is_food = _object_of(hit, objects[clause])
-            if is_food:
-                count(name, "\0" + thing.term, clause, len(thing.term))  # ranking only, never listed
-            else:
+            if not is_food:
                 name = asking.medicine_intent
+            if questions[clause]:
+                decided.add(name)
         count(name, term, clause, len(term), term in asking.weak_keywords)
     for medicine in medicines:
         count(asking.medicine_intent, medicine.term, bisect_right(cuts, medicine.start), len(medicine.term))
 
     by_name = policy.intent_by_name
-    ranked = []
+    ranked: list[tuple[bool, list[int], Scored]] = []
     for name, words in keywords.items():
-        listed = tuple(w for w in words if w[0] != "\0")
-        if listed:
-            ranked.append((rank[name], Scored(by_name[name], sum(map(len, listed)), listed)))
-    if not ranked:
-        return Classification(None, (), emergency=False)
+        ranked.append((name in decided, rank[name], Scored(by_name[name], sum(map(len, words)), tuple(words))))
     if len(ranked) > 1:
         ranked.sort(key=_rank)
-    return Classification(ranked[0][1], tuple(s for _, s in ranked), emergency=False)
+    return Classification(ranked[0][2], tuple(s for _, _, s in ranked), emergency=False)
 
 
 def _object_of(verb: Hit, things: list[tuple[Hit, bool]]) -> tuple[Hit, bool]:
@@ -152,11 +152,12 @@ def _object_of(verb: Hit, things: list[tuple[Hit, bool]]) -> tuple[Hit, bool]:
     return max(things, key=lambda t: t[0].end)
 
 
-def _rank(entry: tuple[list[int], Scored]) -> tuple[int, ...]:
-    """Best first: strong then weak keywords inside the question clauses, strong then weak over
-    the whole text, the score, the higher priority (P0 … P5), then the policy's order."""
-    (whole, asked, weak_whole, weak_asked), scored = entry
-    return -asked, -weak_asked, -whole, -weak_whole, -scored.score, scored.intent.priority, scored.intent.order
+def _rank(entry: tuple[bool, list[int], Scored]) -> tuple[int, ...]:
+    """Best first: asked about by a consume verb in a question clause, strong then weak keywords
+    inside the question clauses, strong then weak over the whole text, the score, the higher
+    priority (P0 … P5), then the policy's order."""
+    decided, (whole, asked, weak_whole, weak_asked), scored = entry
+    return -decided, -asked, -weak_asked, -whole, -weak_whole, -scored.score, scored.intent.priority, scored.intent.order
 
 
 def _clauses(analysis: Analysis) -> tuple[list[int], list[bool]]:
