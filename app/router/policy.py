@@ -23,6 +23,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from .lexicon import Lexicon
+from .numerals import CHARS
 from .text import fold
 
 CELLS = ("R", "RL", "R/W", "-")
@@ -368,6 +369,10 @@ def _cross_check(spec: PolicyFile) -> list[str]:
     for rule in spec.p0.critical_values:
         if rule.plausible_max <= rule.threshold:
             problems.append(f"p0.critical_values.{rule.analyte}: plausible_max must be above threshold")
+        for word in rule.words:
+            folded = fold(word)
+            if folded and folded[-1] in CHARS:  # analysis._critical_values shares one number scan
+                problems.append(f"p0.critical_values.{rule.analyte}: {word!r} ends with a numeral character")
     _duplicates(problems, "staging.terms", spec.staging.terms)
 
     intent_names = [i.name for i in spec.intents]

@@ -68,6 +68,8 @@ REFUSALS = [
     ("matrix cell of an unknown value", edit('dispatcher       = { M1 = "R",', 'dispatcher       = { M1 = "RW",'), "matrix.dispatcher.M1"),
     ("safe phrase that is a P0 term", edit('safe_phrases = [\n  "减少尿蛋白",', 'safe_phrases = [\n  "无尿",'), "is itself a P0 term"),
     ("safe phrase containing no P0 term", edit('safe_phrases = [\n  "减少尿蛋白",', 'safe_phrases = [\n  "多喝水",'), "suppresses nothing"),
+    ("critical word ending with a numeral character (the shared number scan would split it)",
+     edit('words = ["血钾", "钾",', 'words = ["血钾", "钾十",'), "'钾十' ends with a numeral character"),
     ("intent bound to an unregistered MCP", edit('name = "report"\nmcp = "M10"', 'name = "report"\nmcp = "M99"'), "intents.report: unregistered MCP 'M99'"),
     ("weak word that is no intent keyword", edit('weak_keywords = [\n  "是什么",', 'weak_keywords = [\n  "随便问问",'),
      "asking.weak_keywords: '随便问问' is not an intent keyword"),
