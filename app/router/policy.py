@@ -119,6 +119,7 @@ class RouteEntry(_Strict):
 
 class SlotsEntry(_Strict):
     foods: Terms
+    temperature_words: Terms
     measure_units: Terms
     analytes: Annotated[dict[NonEmpty, Terms], Field(min_length=1)]
     meals: dict[Literal["breakfast", "lunch", "dinner", "snack"], Terms]
@@ -138,6 +139,11 @@ class MedicinesEntry(_Strict):
     not_medicines: Terms
 
 
+class ContextEntry(_Strict):
+    patient_words: Terms
+    other_person_words: Terms
+
+
 class PolicyFile(_Strict):
     version: NonEmpty
     roles: Terms
@@ -151,6 +157,7 @@ class PolicyFile(_Strict):
     route: RouteEntry
     asking: AskingEntry
     medicines: MedicinesEntry
+    context: ContextEntry
     slots: SlotsEntry
 
 
@@ -188,6 +195,7 @@ class SlotsPolicy:
 
     foods: tuple[str, ...]
     measure_units: tuple[str, ...]
+    patient_words: tuple[str, ...]  # also the child words that make N个月 an age (宝宝17个月)
     analytes: dict[str, str]  # synonym → canonical field name
     meals: dict[str, str]  # word → breakfast | lunch | dinner | snack
 
@@ -402,6 +410,8 @@ def _cross_check(spec: PolicyFile) -> list[str]:
     _check_asking(problems, spec, keyword_owner)
 
     _duplicates(problems, "slots.foods", spec.slots.foods)
+    _duplicates(problems, "slots.temperature_words", spec.slots.temperature_words)
+    _overlaps(problems, "context", {"patient_words": spec.context.patient_words, "other_person_words": spec.context.other_person_words})
     _overlaps(problems, "slots.analytes", spec.slots.analytes)
     for meal in MEALS:
         if meal not in spec.slots.meals:
@@ -476,6 +486,7 @@ def _compile(spec: PolicyFile, digest: str) -> Policy:
     slots = SlotsPolicy(
         foods=tuple(dict.fromkeys(fold(f) for f in spec.slots.foods)),
         measure_units=tuple(dict.fromkeys(fold(u) for u in spec.slots.measure_units)),
+        patient_words=tuple(dict.fromkeys(fold(w) for w in spec.context.patient_words)),
         analytes={fold(w): name for name, words in spec.slots.analytes.items() for w in words},
         meals={fold(w): meal for meal, words in spec.slots.meals.items() for w in words},
     )
@@ -497,6 +508,9 @@ def _compile(spec: PolicyFile, digest: str) -> Policy:
         "food": [(f, None) for f in slots.foods],
         "analyte": list(slots.analytes.items()),
         "meal": list(slots.meals.items()),
+        "temperature": [(fold(w), None) for w in spec.slots.temperature_words],
+        "patient": [(w, None) for w in slots.patient_words],
+        "other": [(fold(w), None) for w in spec.context.other_person_words],
     }
     mx1, mx2 = spec.rules.mx1, spec.rules.mx2
     return Policy(

@@ -79,6 +79,9 @@ class SlotsResult(BaseModel):
     age_years: float | None = Field(description="The child's age in years (months ÷ 12, two decimals); null when not stated.")
     weight_kg: float | None = Field(description="Body weight in kg (斤 × 0.5), only with body-weight context; else null.")
     height_cm: float | None = Field(description="Body height in cm (1.2米 and 一米二 → 120); null when not stated.")
+    temperature_c: float | None = Field(
+        description="Body temperature in °C (35–43, 度 / ℃ / °C after 体温, 发烧, 烧到, 最高…; the highest when several); null when not stated."
+    )
     time_window_days: int | None = Field(
         description="A look-back window in days (最近7天 → 7, 两周 → 14, 近一个月 → 30); null when none."
     )
@@ -138,7 +141,19 @@ _WEEKDAYS.update({str(n): n - 1 for n in range(1, 8)})
 # (overweight), 加重 (worsens) — the number after them is not a window or a body weight.
 _NOT_WINDOW = frozenset("将接靠附")
 _NOT_WEIGHT = frozenset("严加过超偏较沉")
-_KID_WORDS = ("宝宝", "孩子", "婴儿", "小孩", "儿子", "女儿")
+# An age said in months, days or weeks (宝宝17个月, 出生10天, 3周大) and its length in years.
+_AGE_SPAN = "个半月|个月|天|周(?!岁)|个?星期|个?礼拜"
+_YEARS_PER = {"个月": 1 / 12, "天": 1 / 365, "周": 7 / 365, "星期": 7 / 365, "个星期": 7 / 365, "礼拜": 7 / 365, "个礼拜": 7 / 365}
+# Body temperature (SPEC §4.4): a number in this range with 度 / ℃ / °C after a temperature word.
+_TEMPERATURE = (35.0, 43.0)
+_WEIGHT_UNITS = frozenset({"公斤", "千克", "kg", "斤"})
+# A weight right after an age (十七个月男宝，12公斤): at most this many characters after it, in the same sentence.
+_WEIGHT_AFTER_AGE = 8
+_SENTENCE_ENDS = "。!?;\n"
+# Before a weight: it was the birth weight (出生体重5.3斤), or the current one (现体重8斤).
+_BIRTH = ("出生", "生下来", "出生时", "刚出生")
+_PREGNANT = "孕"  # 孕22周, 早孕22周: a pregnancy, not a time window
+_NOT_FULL_MONTH = ("未", "没", "不到", "没有", "还没")
 _TERM, _PAYLOAD = attrgetter("term"), attrgetter("payload")
 _START = itemgetter(0)  # of a Hit or a (start, end) mask
 
@@ -191,8 +206,9 @@ def _led(*words: str) -> str:
 RUN_OPENING = f"(?<![{CHARS}]{{4}})"
 
 
-def _pattern(unit_set: set[str]) -> re.Pattern[str]:
+def _pattern(unit_set: set[str], kid_words: tuple[str, ...]) -> re.Pattern[str]:
     units = _unit_pattern(unit_set)
+    kids = "|".join(re.escape(w) for w in sorted(kid_words, key=len, reverse=True))
 
     def number(kind: str) -> str:
         return f"(?P<{kind}_n>{_NUM}|半)"
@@ -207,14 +223,18 @@ def _pattern(unit_set: set[str]) -> re.Pattern[str]:
         "md": f"月[ \\t]*(?P<dd>[0-9]{{1,2}}|{_CN})[ \\t]*[日号]",
         "ago": f"(?P<ago_u>天|{_WEEK})(?:以前|之前|前)",
         "wsuf": f"(?P<wsuf_u>{_SPAN_UNIT}){_WITHIN}",
-        "amon": "(?P<amon_u>个月(?=大)|个?月(?=龄))",
+        # 3个月大, 十七个月男宝, 47天的宝宝: an age in months, days or weeks, said of a child.
+        "kage": f"(?P<kage_u>{_AGE_SPAN})(?=大|的?(?:{kids}))",
+        "amon": "(?P<amon_u>个?月(?=龄))",
         "age": (
             f"(?P<age_u>周岁|岁)(?P<age_h>半(?!{units}))?"
-            f"(?:[ \\t]*零?(?P<agem_n>{_NUM})(?P<agem_u>个月))?"
+            f"(?:[ \\t]*[零又]?(?P<agem_n>{_NUM})(?P<agem_u>个月))?"
         ),
         "wt2": "(?P<wt2_u>公斤|千克|kg(?![a-z])|斤)(?=重)",
         "mid": "个半(?P<mid_u>月|小时|钟头|星期|礼拜)",  # 一个半月 = 1.5 个月, not 一个 + 半月
         "metre": f"(?P<metre_u>{_METRE}|m(?![a-z0-9]))(?P<metre_t>{_METRE_TAIL})?",
+        # 38.5度, 39℃, and 36度4 / 三十八度五 (a tenth said after 度).
+        "temp": f"(?P<temp_u>度|°c)(?P<temp_t>[0-9](?![0-9.])|[一二三四五六七八九](?![{CHARS}]))?",
         "q": f"(?P<q_u>{units})(?P<q_h>半(?!{units}))?",
     }
     # Every character a unit tail can open with (the words above, then the units). The blanks are
@@ -223,7 +243,7 @@ def _pattern(unit_set: set[str]) -> re.Pattern[str]:
     # bench/router_bench.py's MESSAGE, a quarter less on longer texts. The matches are those of one
     # ``[ \t]*`` per tail, since no tail but ``q`` can open with a blank (a policy unit might), so
     # only the longest run of blanks can lead into any other tail, and ``q`` is tried last.
-    openers = set("月天周个星礼年岁公千k斤米m") | {u[0] for u in unit_set}
+    openers = set("月天周个星礼年岁公千k斤米m度°") | {u[0] for u in unit_set}
     number_tails = (
         f"{date_tail}(?P<ymd>)"
         f"|[ \\t]*(?=[{''.join(re.escape(ch) for ch in sorted(openers))}])(?:"
@@ -246,11 +266,18 @@ def _pattern(unit_set: set[str]) -> re.Pattern[str]:
             + f"[ \\t]*(?P<win_u>{_SPAN_UNIT}){_WITHIN}?",
         ),
         "mage": ("月", f"(?<=月)龄[ \\t]*[:为是]?[ \\t]*(?P<mage_n>{_NUM})[ \\t]*(?P<mage_u>个月|月)?"),
+        # 宝宝17个月, 女宝宝九个半月, 宝宝47天: days and weeks only at a clause end (宝宝3天没大便 is no age).
         "kid": (
-            "".join(w[0] for w in _KID_WORDS),
-            _led(*_KID_WORDS) + "(?:现在|目前|今年|已经|刚刚|刚满|刚|才|已|满|有)*[ \\t]*" + number("kid")
-            + "[ \\t]*(?P<kid_u>个月)(?!以内|之内|内|以来|前|后)",
+            "".join(dict.fromkeys(w[0] for w in kid_words)),
+            _led(*kid_words) + "(?:现在|目前|今年|已经|刚刚|刚满|刚|才|已|满|有)*[ \\t]*" + number("kid")
+            + "[ \\t]*(?:(?P<kid_u>个半月|个月)|(?P<kid_d>天|周(?!岁)|个?星期)(?=了?(?:大|的|[,。!?;、\\n ]|$)))"
+            + "(?!以内|之内|内|以来|前|后|多)",
         ),
+        "born": (
+            "出降",
+            f"(?<=[出降])生(?:后|了|才|刚)?[ \\t]*{number('born')}[ \\t]*(?P<born_u>{_AGE_SPAN})(?!以内|之内|内|以来|前|后|多)",
+        ),
+        "full": ("满", "(?<=满)月(?![子饼份])"),
         "wt": ("体重", _led("体重", "重") + _FILL + number("wt") + "[ \\t]*(?P<wt_u>公斤|千克|kg(?![a-z])|斤)"),
         "ht": (
             "身",
@@ -274,7 +301,8 @@ class _Draft:
     """What one ``extract`` call has read so far; the handlers fill it in text order."""
 
     __slots__ = ("cased", "text", "reference", "foods", "masks", "ids", "dates", "numbers", "measures",
-                 "age", "weight", "height", "window", "clause_marks")
+                 "age", "weight", "height", "window", "clause_marks", "temperature", "age_end", "birth_weight",
+                 "subjects", "temperature_words", "sentence_ends")
 
     def __init__(self, views: TextViews, reference: date, foods: list[Hit], masks: list[tuple[int, int]]):
         self.cased, self.text, self.reference, self.foods, self.masks = views.cased, views.text, reference, foods, masks
@@ -289,6 +317,14 @@ class _Draft:
         self.height: float | None = None
         self.window: int | None = None
         self.clause_marks: list[int] | None = None  # where the clause marks are, read on first need
+        self.temperature: float | None = None
+        self.age_end = -1  # where the age read ends: a weight may follow it without 体重
+        self.birth_weight = False  # the weight read is a birth weight: a current one replaces it
+        # (start, is another person's) of every subject word, in text order; None when the text
+        # names no other person, so that everything belongs to the patient.
+        self.subjects: list[tuple[int, bool]] | None = None
+        self.temperature_words: list[Hit] = []
+        self.sentence_ends: list[int] | None = None  # read on first need
 
     def quantity(
         self, m: re.Match[str], start: int, stop: int, unit: str | None = None, half: str | None = None
@@ -321,13 +357,33 @@ class _Draft:
     def add_date(self, day: date) -> None:
         self.dates[day.isoformat()] = None
 
+    def others(self, position: int) -> bool:
+        """Whether the nearest subject word before ``position`` is another person's (SPEC §4.7)."""
+        subjects = self.subjects
+        if not subjects:
+            return False
+        index = bisect_left(subjects, position, key=_START)
+        return index > 0 and subjects[index - 1][1]
+
+    def set_age(self, start: int, end: int, years: float) -> None:
+        if self.age is None and not self.others(start):
+            self.age, self.age_end = round(years, 2), end
+
+    def same_sentence(self, start: int, end: int) -> bool:
+        """No sentence end in ``text[start:end]``; the ends are found once per text, on first need."""
+        ends = self.sentence_ends
+        if ends is None:
+            ends = self.sentence_ends = [mark.start() for mark in _SENTENCE_END.finditer(self.text)]
+        index = bisect_left(ends, start)
+        return index == len(ends) or ends[index] >= end
+
 
 class SlotExtractor:
     def __init__(self, policy: Policy) -> None:
         slots = policy.slots
         self._measure_units = frozenset(slots.measure_units)
         self._digit_analytes = frozenset(term for term in slots.analytes if any(ch.isdigit() for ch in term))
-        self._scan = _pattern(set(_BASE_UNITS) | set(slots.measure_units)).finditer
+        self._scan = _pattern(set(_BASE_UNITS) | set(slots.measure_units), slots.patient_words).finditer
         self._handlers = {
             "pid": self._on_pid,
             "ymd": self._on_ymd,
@@ -338,7 +394,11 @@ class SlotExtractor:
             "wsuf": self._on_window,
             "mage": self._on_months_of_age,
             "amon": self._on_months_of_age,
-            "kid": self._on_months_of_age,
+            "kage": self._on_age_span,
+            "kid": self._on_age_span,
+            "born": self._on_age_span,
+            "full": self._on_full_month,
+            "temp": self._on_temperature,
             "age": self._on_age,
             "wt": self._on_weight,
             "wt2": self._on_weight,
@@ -357,11 +417,19 @@ class SlotExtractor:
 
     def extract(self, views: TextViews, hits: Hits, reference_date: date, policy_version: str) -> SlotsResult:
         analytes = hits.group("analyte")
+        if analytes and "medicine" in hits:
+            analytes = _outside(analytes, hits.group("medicine"))
         digit_analytes = self._digit_analytes
         masks = [(h.start, h.end) for h in analytes if h.term in digit_analytes] if digit_analytes and analytes else []
         foods = hits.group("food")
         draft = _Draft(views, reference_date, foods, masks)
         text, cased, numbers = views.text, views.cased, draft.numbers
+        if "。" in text or "," in text:
+            text = draft.text = _decimals(text, analytes)
+        if "other" in hits:
+            draft.subjects = _subjects(text, hits.group("patient"), hits.group("other"))
+        if "temperature" in hits:
+            draft.temperature_words = hits.group("temperature")
         handlers, bare, quantity, number_end, unit_group, half_group = self._groups
         measure_units = self._measure_units
         # A bare number and a number with its unit are most of what a message holds: they are read
@@ -395,11 +463,14 @@ class SlotExtractor:
                     end = unit_end
                 numbers.append({"value": value, "unit": cased[unit_start:unit_end], "raw": cased[start:end]})
                 unit = text[unit_start:unit_end]
-                if unit in measure_units:
-                    if unit not in _FOOD_BOUND_UNITS or _food_in_clause(draft, m):
-                        draft.measures.append(len(numbers) - 1)
+                if unit in measure_units and (unit not in _FOOD_BOUND_UNITS or _food_in_clause(draft, m)):
+                    draft.measures.append(len(numbers) - 1)
+                elif unit in _WEIGHT_UNITS:
+                    if draft.age_end >= 0 and draft.weight is None:
+                        _weight_after_age(draft, start, value, unit)
                 elif unit in _WEEK_UNITS and draft.window is None and _is_bare_span(draft, m):
-                    draft.window = _round_half_up(value * 7)
+                    if not draft.others(start):
+                        draft.window = _round_half_up(value * 7)
             else:
                 handlers[kind](m, draft)
         meals = list(dict.fromkeys(map(_PAYLOAD, hits.group("meal"))))
@@ -418,6 +489,7 @@ class SlotExtractor:
                 "age_years": draft.age,
                 "weight_kg": draft.weight,
                 "height_cm": draft.height,
+                "temperature_c": draft.temperature,
                 "time_window_days": draft.window,
                 "meal": meals[0] if len(meals) == 1 else None,
                 "measure": [numbers[i] for i in draft.measures],  # a measure is one of the numbers
@@ -473,7 +545,7 @@ class SlotExtractor:
                 return
         else:
             quantity, unit = d.quantity(m, m.start(), m.start("e"), "wsuf_u"), m.group("wsuf_u")
-        if quantity is not None and d.window is None:
+        if quantity is not None and d.window is None and not d.others(m.start()):
             d.window = _round_half_up(quantity["value"] * _DAYS_PER[unit])
 
     def _on_months_of_age(self, m: re.Match[str], d: _Draft) -> None:
@@ -482,17 +554,59 @@ class SlotExtractor:
             quantity = d.quantity(m, m.start(), m.start("e"), "amon_u")
         else:
             quantity = d.quantity(m, *m.span(kind + "_n"), kind + "_u")
-        if quantity is not None and d.age is None:
-            d.age = round(quantity["value"] / 12, 2)
+        if quantity is not None:
+            d.set_age(m.start(), m.end(), quantity["value"] / 12)
+
+    def _on_age_span(self, m: re.Match[str], d: _Draft) -> None:
+        """宝宝17个月, 十七个月男宝, 九个半月的女宝, 出生10天, 3周大: months, days or weeks of a child."""
+        kind = m.lastgroup
+        if kind == "kage":
+            unit = "kage_u"
+            quantity = d.quantity(m, m.start(), m.start("e"), unit)
+        else:
+            unit = "kid_u" if kind == "kid" and m.start("kid_u") >= 0 else ("kid_d" if kind == "kid" else "born_u")
+            quantity = d.quantity(m, *m.span(kind + "_n"), unit)
+        if quantity is None:
+            return
+        span = m.group(unit)
+        if span == "个半月":  # 九个半月 = 9.5 个月, as 一个半月 is 1.5
+            quantity["value"], quantity["unit"], span = quantity["value"] + 0.5, "个月", "个月"
+        d.set_age(m.start(), m.end(), quantity["value"] * _YEARS_PER[span])
+
+    def _on_full_month(self, m: re.Match[str], d: _Draft) -> None:
+        """满月 (刚满月, 满月了) is one month old; 未满月 / 没满月 / 不到满月 is less, and no age."""
+        start = m.start() - 1  # the 满 the pattern looked behind at
+        if not d.text.endswith(_NOT_FULL_MONTH, 0, start):
+            d.set_age(start, m.end(), 1 / 12)
 
     def _on_age(self, m: re.Match[str], d: _Draft) -> None:
         years = d.quantity(m, m.start(), m.start("e"), "age_u", "age_h")
         months = d.quantity(m, *m.span("agem_n"), "agem_u") if m.group("agem_n") else None
-        if d.age is not None or years is None or (m.group("agem_n") and months is None):
+        if years is None or (m.group("agem_n") and months is None):
             return
         if d.text.startswith("多", m.end()):
             return  # 3岁多 is "over three": a floor, not an age
-        d.age = round(float(years["value"] + (months["value"] / 12 if months else 0)), 2)
+        d.set_age(m.start(), m.end(), float(years["value"] + (months["value"] / 12 if months else 0)))
+
+    def _on_temperature(self, m: re.Match[str], d: _Draft) -> None:
+        """38.5℃ or 三十八度五 after a temperature word of the same sentence; the highest one wins."""
+        start = m.start()
+        quantity = d.quantity(m, start, m.start("e"), "temp_u")
+        if quantity is None:
+            return
+        tenth = m.group("temp_t")
+        if tenth:  # 36度4 is 36.4
+            if isinstance(quantity["value"], float):
+                return
+            quantity["value"] = float(f"{quantity['value']}.{parse_number(tenth)}")
+            quantity["raw"] = d.cased[start : m.end("temp_t")]
+        value = float(quantity["value"])
+        if not _TEMPERATURE[0] <= value <= _TEMPERATURE[1] or d.others(start):
+            return
+        words = d.temperature_words
+        index = bisect_left(words, start, key=_START)
+        if index and words[index - 1].end <= start and d.same_sentence(words[index - 1].end, start):
+            d.temperature = value if d.temperature is None else max(d.temperature, value)
 
     def _on_weight(self, m: re.Match[str], d: _Draft) -> None:
         if m.lastgroup == "wt":
@@ -501,15 +615,16 @@ class SlotExtractor:
                 return
         else:
             quantity, unit = d.quantity(m, m.start(), m.start("e"), "wt2_u"), m.group("wt2_u")
-        if quantity is not None and d.weight is None:
-            d.weight = round(float(quantity["value"] * (0.5 if unit == "斤" else 1)), 2)
+        if quantity is not None:
+            start = m.start()
+            _set_weight(d, start, quantity["value"], unit, birth=d.text.endswith(_BIRTH, 0, start))
 
     def _on_height(self, m: re.Match[str], d: _Draft) -> None:
         if m.group("ht_m"):
             self._metres(m, d, *m.span("ht_n"), "ht_m", "ht_t", stated=True)
             return
         quantity = d.quantity(m, *m.span("ht_n"), "ht_u")
-        if quantity is not None and d.height is None:
+        if quantity is not None and d.height is None and not d.others(m.start()):
             # 身高1.2 can only be metres, 身高120 only centimetres.
             value = quantity["value"]
             d.height = round(float(value * 100 if quantity["unit"] is None and value < 3 else value), 1)
@@ -528,7 +643,7 @@ class SlotExtractor:
             value = float(f"{value}." + "".join(str(parse_number(ch)) for ch in decimals))
         end = m.end(tail) if decimals else m.end(unit)
         d.numbers.append({"value": value, "unit": d.cased[m.start(unit) : m.end(unit)], "raw": d.cased[start:end]})
-        if d.height is None and (stated or (isinstance(value, float) and value < 3)):
+        if d.height is None and (stated or (isinstance(value, float) and value < 3)) and not d.others(start):
             d.height = round(float(value * 100), 1)
 
     # -- other numbers (plain numbers and food portions are read in ``extract``) ----------------
@@ -550,6 +665,74 @@ def _add_calendar_date(d: _Draft, year: int, month: str, day: str) -> None:
         return  # 2月30日: shaped like a date, not one; its numbers are not quantities either
 
 
+def _set_weight(d: _Draft, start: int, value: float, unit: str, birth: bool) -> None:
+    """The first weight, unless it was the birth weight and this one is not (出生体重5.3斤，现体重8斤)."""
+    if (d.weight is None or (d.birth_weight and not birth)) and not d.others(start):
+        d.weight, d.birth_weight = round(float(value * (0.5 if unit == "斤" else 1)), 2), birth
+
+
+def _weight_after_age(d: _Draft, start: int, value: float, unit: str) -> None:
+    """十七个月男宝，12公斤: a weight a few characters after the age, in its sentence, is the child's."""
+    if start - d.age_end <= _WEIGHT_AFTER_AGE and d.same_sentence(d.age_end, start):
+        _set_weight(d, start, value, unit, birth=False)
+
+
+def _subjects(text: str, patients: list[Hit], others: list[Hit]) -> list[tuple[int, bool]]:
+    """Every subject word as (start, is another person's), in text order. A patient word right
+    after an other-person word, joined by nothing, 的, 家, 家的 or 家里的, is that person's (同事的孩子)."""
+    words = sorted([(h.start, h.end, False) for h in patients] + [(h.start, h.end, True) for h in others])
+    subjects: list[tuple[int, bool]] = []
+    other_end = -1
+    for start, end, other in words:
+        if not other and other_end >= 0 and text[other_end:start] in _GOVERNED:
+            other = True
+        subjects.append((start, other))
+        other_end = end if other else -1
+    return subjects
+
+
+def _outside(analytes: list[Hit], medicines: list[Hit]) -> list[Hit]:
+    """The analyte words that are not inside a medicine's name (氯化钠注射液 names no sodium result).
+    Both lists are in text order with increasing starts and ends: one merge, not a product."""
+    kept, index = [], 0
+    names = [m for m in medicines if m.payload != "not"]
+    for hit in analytes:
+        while index < len(names) and names[index].end <= hit.start:
+            index += 1
+        if index < len(names) and names[index].start <= hit.start and hit.end <= names[index].end:
+            continue
+        kept.append(hit)
+    return kept
+
+
+def _decimals(text: str, analytes: list[Hit]) -> str:
+    """Decimal points written another way, rewritten in place (the same length, so spans still
+    slice ``cased``): a full-width 。 between digits (PH6。0), and a comma between digits right
+    after an analyte word (血钾5,3 → 5.3). Any other comma between digits stays a separator:
+    血脂5,3 is 5 and 3, since 血脂 is not an analyte of the dictionary and a list is as likely."""
+    if "。" in text:
+        text = _FULL_STOP_DECIMAL.sub(".", text)
+    if "," in text and analytes:
+        ends = {hit.end for hit in analytes}
+        commas = [m.start(1) for m in _COMMA_DECIMAL.finditer(text) if _after_filler(text, m.start(), ends)]
+        if commas:
+            chars = list(text)
+            for index in commas:
+                chars[index] = "."
+            text = "".join(chars)
+    return text
+
+
+def _after_filler(text: str, start: int, ends: set[int]) -> bool:
+    """An analyte word ends at ``start`` or before at most two blanks or separators (血钾：5,3)."""
+    for back in range(3):
+        if start - back in ends:
+            return True
+        if start - back - 1 < 0 or text[start - back - 1] not in " :=是为":
+            return False
+    return False
+
+
 def _masked(masks: list[tuple[int, int]], start: int) -> bool:
     """Whether ``start`` lies inside one of ``masks``: lexicon hits, in text order with increasing
     starts and ends, so the last one opening at or before ``start`` is the only candidate (a search,
@@ -559,6 +742,10 @@ def _masked(masks: list[tuple[int, int]], start: int) -> bool:
 
 
 _build_result = builder(SlotsResult)
+_SENTENCE_END = re.compile(f"[{_SENTENCE_ENDS}]")
+_GOVERNED = frozenset({"", "的", "家", "家的", "家里的"})
+_FULL_STOP_DECIMAL = re.compile("(?<=[0-9])。(?=[0-9])")
+_COMMA_DECIMAL = re.compile("(?<![0-9.,])[0-9]{1,2}(,)[0-9]{1,2}(?![0-9.,天个次岁周月年号日点])")
 
 
 def _food_in_clause(d: _Draft, m: re.Match[str]) -> bool:
@@ -587,6 +774,8 @@ def _is_bare_span(d: _Draft, m: re.Match[str]) -> bool:
     start, end = m.span()
     if start and d.text[start - 1] in "第每":
         return False
+    if _PREGNANT in d.text[max(0, start - 2) : start]:
+        return False  # 孕22周, 早孕22周: weeks of a pregnancy
     if d.text.startswith(("后", "以后", "之后"), end):
         return False
     return _FREQUENCY.match(d.text, end) is None
