@@ -107,7 +107,7 @@ _AR = r"[0-9]+(?:\.[0-9]+)?"
 _CN = f"[{CHARS}]+"
 _NUM = f"{_AR}|{_CN}"
 # Words allowed between a context word (体重, 身高) and its number: 体重是30斤, 身高：120.
-_FILL = r"(?:[ \t:=]|是|为|有|约|大约|大概|现在|目前|只有|才)*"
+_FILL = r"(?:[ \t:=]|是|为|有|约|大约|大概|现在|目前|只有|才|一直|保持|维持|在)*"
 # 米 is rice as often as it is a metre: 二两米饭, 一米二 (1.2 m).
 _METRE = "米(?![饭粥粉面线糊酒醋])"
 _WEEK = "周(?!岁)|个?星期|个?礼拜"
@@ -150,8 +150,14 @@ _WEIGHT_UNITS = frozenset({"公斤", "千克", "kg", "斤"})
 # A weight right after an age (十七个月男宝，12公斤): at most this many characters after it, in the same sentence.
 _WEIGHT_AFTER_AGE = 8
 _SENTENCE_ENDS = "。!?;\n"
-# Before a weight: it was the birth weight (出生体重5.3斤), or the current one (现体重8斤).
+# Before a weight: it was the birth weight (出生体重5.3斤), or it is the current one (现体重8斤,
+# 原来160斤现在138斤, 去年72公斤今年75公斤). A weight ranks birth < stated < current; a later
+# weight replaces an earlier one of a lower rank only.
 _BIRTH = ("出生", "生下来", "出生时", "刚出生")
+_CURRENT = re.compile("(?:现在|目前|如今|今年|现)(?:我|是|有|已经|已|才|只有|体重)*[ \t]*$")
+_BIRTH_RANK, _STATED_RANK, _CURRENT_RANK = 0, 1, 2
+# After N岁: a past age (12岁前, 5岁的时候), a range (12岁到20岁) or an approximation: no age.
+_NOT_AN_AGE_AFTER = ("多", "前", "之前", "以前", "时", "的时候", "那年", "到", "至", "左右")
 _PREGNANT = "孕"  # 孕22周, 早孕22周: a pregnancy, not a time window
 _NOT_FULL_MONTH = ("未", "没", "不到", "没有", "还没")
 _TERM, _PAYLOAD = attrgetter("term"), attrgetter("payload")
@@ -269,7 +275,7 @@ def _pattern(unit_set: set[str], kid_words: tuple[str, ...]) -> re.Pattern[str]:
         # 宝宝17个月, 女宝宝九个半月, 宝宝47天: days and weeks only at a clause end (宝宝3天没大便 is no age).
         "kid": (
             "".join(dict.fromkeys(w[0] for w in kid_words)),
-            _led(*kid_words) + "(?:现在|目前|今年|已经|刚刚|刚满|刚|才|已|满|有)*[ \\t]*" + number("kid")
+            _led(*kid_words) + "(?:现在|目前|今年|已经|刚刚|刚满|刚|才|已|满|有|是)*[ \\t]*" + number("kid")
             + "[ \\t]*(?:(?P<kid_u>个半月|个月)|(?P<kid_d>天|周(?!岁)|个?星期)(?=了?(?:大|的|[,。!?;、\\n ]|$)))"
             + "(?!以内|之内|内|以来|前|后|多)",
         ),
@@ -301,8 +307,8 @@ class _Draft:
     """What one ``extract`` call has read so far; the handlers fill it in text order."""
 
     __slots__ = ("cased", "text", "reference", "foods", "masks", "ids", "dates", "numbers", "measures",
-                 "age", "weight", "height", "window", "clause_marks", "temperature", "age_end", "birth_weight",
-                 "subjects", "temperature_words", "sentence_ends")
+                 "age", "weight", "height", "window", "clause_marks", "temperature", "age_end", "weight_rank",
+                 "subjects", "children", "temperature_words", "sentence_ends")
 
     def __init__(self, views: TextViews, reference: date, foods: list[Hit], masks: list[tuple[int, int]]):
         self.cased, self.text, self.reference, self.foods, self.masks = views.cased, views.text, reference, foods, masks
@@ -319,10 +325,11 @@ class _Draft:
         self.clause_marks: list[int] | None = None  # where the clause marks are, read on first need
         self.temperature: float | None = None
         self.age_end = -1  # where the age read ends: a weight may follow it without 体重
-        self.birth_weight = False  # the weight read is a birth weight: a current one replaces it
+        self.weight_rank = _BIRTH_RANK  # of the weight read (see _BIRTH)
         # (start, is another person's) of every subject word, in text order; None when the text
         # names no other person, so that everything belongs to the patient.
         self.subjects: list[tuple[int, bool]] | None = None
+        self.children: frozenset[int] = frozenset()  # where patient words start, with subjects
         self.temperature_words: list[Hit] = []
         self.sentence_ends: list[int] | None = None  # read on first need
 
@@ -357,16 +364,20 @@ class _Draft:
     def add_date(self, day: date) -> None:
         self.dates[day.isoformat()] = None
 
-    def others(self, position: int) -> bool:
-        """Whether the nearest subject word before ``position`` is another person's (SPEC §4.7)."""
+    def others(self, position: int, end: int = -1) -> bool:
+        """Whether the value at ``position`` (ending at ``end``) is another person's: its nearest
+        subject word before is another person's (SPEC §4.7), and no patient word follows it
+        right away (我表姐四岁的儿子 is a child's age)."""
         subjects = self.subjects
         if not subjects:
             return False
         index = bisect_left(subjects, position, key=_START)
-        return index > 0 and subjects[index - 1][1]
+        if not (index > 0 and subjects[index - 1][1]):
+            return False
+        return not (end >= 0 and (end in self.children or (self.text.startswith("的", end) and end + 1 in self.children)))
 
     def set_age(self, start: int, end: int, years: float) -> None:
-        if self.age is None and not self.others(start):
+        if self.age is None and not self.others(start, end):
             self.age, self.age_end = round(years, 2), end
 
     def same_sentence(self, start: int, end: int) -> bool:
@@ -427,7 +438,8 @@ class SlotExtractor:
         if "。" in text or "," in text:
             text = draft.text = _decimals(text, analytes)
         if "other" in hits:
-            draft.subjects = _subjects(text, hits.group("patient"), hits.group("other"))
+            draft.subjects = _subjects(hits.group("patient"), hits.group("other"))
+            draft.children = frozenset(h.start for h in hits.group("patient"))
         if "temperature" in hits:
             draft.temperature_words = hits.group("temperature")
         handlers, bare, quantity, number_end, unit_group, half_group = self._groups
@@ -466,8 +478,7 @@ class SlotExtractor:
                 if unit in measure_units and (unit not in _FOOD_BOUND_UNITS or _food_in_clause(draft, m)):
                     draft.measures.append(len(numbers) - 1)
                 elif unit in _WEIGHT_UNITS:
-                    if draft.age_end >= 0 and draft.weight is None:
-                        _weight_after_age(draft, start, value, unit)
+                    _bare_weight(draft, start, value, unit)
                 elif unit in _WEEK_UNITS and draft.window is None and _is_bare_span(draft, m):
                     if not draft.others(start):
                         draft.window = _round_half_up(value * 7)
@@ -584,8 +595,9 @@ class SlotExtractor:
         months = d.quantity(m, *m.span("agem_n"), "agem_u") if m.group("agem_n") else None
         if years is None or (m.group("agem_n") and months is None):
             return
-        if d.text.startswith("多", m.end()):
-            return  # 3岁多 is "over three": a floor, not an age
+        end, start = m.end(), m.start()
+        if (d.text.startswith(_NOT_AN_AGE_AFTER, end) and not d.text.startswith("前天", end)) or (start and d.text[start - 1] in "到至"):
+            return  # 3岁多 is "over three", 12岁前 a past age, 12岁到20岁 a range
         d.set_age(m.start(), m.end(), float(years["value"] + (months["value"] / 12 if months else 0)))
 
     def _on_temperature(self, m: re.Match[str], d: _Draft) -> None:
@@ -617,7 +629,13 @@ class SlotExtractor:
             quantity, unit = d.quantity(m, m.start(), m.start("e"), "wt2_u"), m.group("wt2_u")
         if quantity is not None:
             start = m.start()
-            _set_weight(d, start, quantity["value"], unit, birth=d.text.endswith(_BIRTH, 0, start))
+            if d.text.endswith(_BIRTH, 0, start):
+                rank = _BIRTH_RANK
+            elif _CURRENT.search(d.text, max(0, start - 8), start):
+                rank = _CURRENT_RANK
+            else:
+                rank = _STATED_RANK
+            _set_weight(d, start, quantity["value"], unit, rank)
 
     def _on_height(self, m: re.Match[str], d: _Draft) -> None:
         if m.group("ht_m"):
@@ -665,30 +683,26 @@ def _add_calendar_date(d: _Draft, year: int, month: str, day: str) -> None:
         return  # 2月30日: shaped like a date, not one; its numbers are not quantities either
 
 
-def _set_weight(d: _Draft, start: int, value: float, unit: str, birth: bool) -> None:
-    """The first weight, unless it was the birth weight and this one is not (出生体重5.3斤，现体重8斤)."""
-    if (d.weight is None or (d.birth_weight and not birth)) and not d.others(start):
-        d.weight, d.birth_weight = round(float(value * (0.5 if unit == "斤" else 1)), 2), birth
+def _set_weight(d: _Draft, start: int, value: float, unit: str, rank: int) -> None:
+    """The first weight of the highest rank: 出生体重5.3斤，现体重8斤 is 4 kg."""
+    if (d.weight is None or rank > d.weight_rank) and not d.others(start):
+        d.weight, d.weight_rank = round(float(value * (0.5 if unit == "斤" else 1)), 2), rank
 
 
-def _weight_after_age(d: _Draft, start: int, value: float, unit: str) -> None:
-    """十七个月男宝，12公斤: a weight a few characters after the age, in its sentence, is the child's."""
-    if start - d.age_end <= _WEIGHT_AFTER_AGE and d.same_sentence(d.age_end, start):
-        _set_weight(d, start, value, unit, birth=False)
+def _bare_weight(d: _Draft, start: int, value: float, unit: str) -> None:
+    """A weight without 体重: said as the current one (现在150斤), or a few characters after the
+    age in its sentence (十七个月男宝，12公斤)."""
+    if _CURRENT.search(d.text, max(0, start - 8), start):
+        _set_weight(d, start, value, unit, _CURRENT_RANK)
+    elif d.weight is None and d.age_end >= 0 and start - d.age_end <= _WEIGHT_AFTER_AGE and d.same_sentence(d.age_end, start):
+        _set_weight(d, start, value, unit, _STATED_RANK)
 
 
-def _subjects(text: str, patients: list[Hit], others: list[Hit]) -> list[tuple[int, bool]]:
-    """Every subject word as (start, is another person's), in text order. A patient word right
-    after an other-person word, joined by nothing, 的, 家, 家的 or 家里的, is that person's (同事的孩子)."""
-    words = sorted([(h.start, h.end, False) for h in patients] + [(h.start, h.end, True) for h in others])
-    subjects: list[tuple[int, bool]] = []
-    other_end = -1
-    for start, end, other in words:
-        if not other and other_end >= 0 and text[other_end:start] in _GOVERNED:
-            other = True
-        subjects.append((start, other))
-        other_end = end if other else -1
-    return subjects
+def _subjects(patients: list[Hit], others: list[Hit]) -> list[tuple[int, bool]]:
+    """Every subject word as (start, is another person's), in text order. Unlike a red flag's
+    subject (§4.7), a patient word governed by another person (朋友的孩子今年8岁) stays a child's:
+    the values said of that child are the ones the text asks about."""
+    return sorted([(h.start, False) for h in patients] + [(h.start, True) for h in others])
 
 
 def _outside(analytes: list[Hit], medicines: list[Hit]) -> list[Hit]:
@@ -743,7 +757,6 @@ def _masked(masks: list[tuple[int, int]], start: int) -> bool:
 
 _build_result = builder(SlotsResult)
 _SENTENCE_END = re.compile(f"[{_SENTENCE_ENDS}]")
-_GOVERNED = frozenset({"", "的", "家", "家的", "家里的"})
 _FULL_STOP_DECIMAL = re.compile("(?<=[0-9])。(?=[0-9])")
 _COMMA_DECIMAL = re.compile("(?<![0-9.,])[0-9]{1,2}(,)[0-9]{1,2}(?![0-9.,天个次岁周月年号日点])")
 
