@@ -586,7 +586,7 @@ class SlotExtractor:
 
     def _on_full_month(self, m: re.Match[str], d: _Draft) -> None:
         """满月 (刚满月, 满月了) is one month old; 未满月 / 没满月 / 不到满月 is less, and no age."""
-        start = m.start() - 1  # the 满 the pattern looked behind at
+        start = m.start()  # the 满: a led match starts at its first character
         if not d.text.endswith(_NOT_FULL_MONTH, 0, start):
             d.set_age(start, m.end(), 1 / 12)
 
