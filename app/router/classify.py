@@ -31,7 +31,8 @@ for the weak words and the consume verbs.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
+from operator import itemgetter
 from dataclasses import dataclass
 
 from .analysis import Analysis
@@ -82,6 +83,7 @@ class Classification:
 # Clause ends as the text view has them (NFKC turned ，？！； into ASCII): §4.7's sentence ends
 # (。！？；!?; a newline, an ASCII . not between digits) and the clause cut ，/,.
 _CUT = re.compile(r"[,。!?;\n]|\.(?![0-9])|(?<![0-9])\.")
+_FIRST = _START = itemgetter(0)  # of a (start, …) tuple or a Hit
 # A character before a medicine suffix that makes it a portion or no word at all (两片, 几粒).
 _NOT_BEFORE_SUFFIX = frozenset("零〇一二两三四五六七八九十百千万半几多每整")
 
@@ -100,10 +102,11 @@ def classify(policy: Policy, analysis: Analysis) -> Classification:
     cuts, questions = _clauses(analysis) if len(hits) + len(medicines) > 1 else ([], [True])
     # What each consume verb asks about: the nearest food or medicine after it in its clause
     # (能吃药吗, 能喝豆浆吗), else the nearest before it (香蕉能不能吃).
-    objects: dict[int, list[tuple[Hit, bool]]] = {}
+    objects: dict[int, list[tuple[int, Hit, bool]]] = {}  # clause → (start, thing, is a food), in text order
     if any(h.term in asking.consume_verbs for h in hits):
-        for thing, is_food in [(f, True) for f in analysis.hits.get("food") or ()] + [(m, False) for m in medicines]:
-            objects.setdefault(bisect_right(cuts, thing.start), []).append((thing, is_food))
+        things = sorted([(f.start, f, True) for f in analysis.hits.get("food") or ()] + [(m.start, m, False) for m in medicines])
+        for thing in things:
+            objects.setdefault(bisect_right(cuts, thing[0]), []).append(thing)
     # intent → {keyword: None} in text order, and its rank scores: [whole text, question clauses]
     # for strong keywords, then the same for weak ones.
     keywords: dict[str, dict[str, None]] = {}
@@ -145,11 +148,12 @@ def classify(policy: Policy, analysis: Analysis) -> Classification:
     return Classification(ranked[0][2], tuple(s for _, _, s in ranked), emergency=False)
 
 
-def _object_of(verb: Hit, things: list[tuple[Hit, bool]]) -> tuple[Hit, bool]:
-    after = [t for t in things if t[0].start >= verb.end]
-    if after:
-        return min(after, key=lambda t: t[0].start)
-    return max(things, key=lambda t: t[0].end)
+def _object_of(verb: Hit, things: list[tuple[int, Hit, bool]]) -> tuple[Hit, bool]:
+    """The first thing starting after the verb, else the last one before it (a search per verb:
+    a clause of a thousand verbs and foods costs no product of the two)."""
+    index = bisect_left(things, verb.end, key=_FIRST)
+    _, thing, is_food = things[index] if index < len(things) else things[index - 1]
+    return thing, is_food
 
 
 def _rank(entry: tuple[bool, list[int], Scored]) -> tuple[int, ...]:
@@ -180,7 +184,7 @@ def _medicines(analysis: Analysis) -> list[Hit]:
     """Medicine mentions: a name, or a suffix after a Chinese character that is not a numeral;
     never inside a food (薯片) or one of the policy's ordinary words (肉丸, 拍片)."""
     text = analysis.views.text
-    foods = analysis.hits.get("food") or ()
+    foods = analysis.hits.get("food") or []
     found = []
     for hit in analysis.hits.group("medicine"):
         if hit.payload == "not":
@@ -189,7 +193,11 @@ def _medicines(analysis: Analysis) -> list[Hit]:
             before = text[hit.start - 1] if hit.start else ""
             if not ("\u4e00" <= before <= "\u9fff") or before in _NOT_BEFORE_SUFFIX:
                 continue
-        if any(f.start <= hit.start and hit.end <= f.end for f in foods):
-            continue
+        if foods:
+            # Foods are in text order with increasing starts and ends: only the last one opening
+            # at or before the mention can hold it.
+            index = bisect_right(foods, hit.start, key=_START)
+            if index and hit.end <= foods[index - 1].end:
+                continue
         found.append(hit)
     return found
