@@ -74,7 +74,7 @@ def _critical_values(policy: Policy, text: str, hits: Hits) -> list[str]:
     """Each analyte word, then the rest of its clause within the rule's window: any number there at
     or above the threshold, unit absent or allowed, is a critical value (血钾从5.0升到6.9 halts).
 
-    The numbers are read once, by one scan of the whole text that every word shares: a scan per
+    The numbers are read once, by one scan from the first word to the end that every word shares: a scan per
     word, from the word to the end of the text, made 钾 written 2,000 times cost 0.2 s (issue 11).
     A word's numbers are the shared scan's from its end on, exactly those a scan of its own found:
     the two can differ only where a word's end falls inside a run of Chinese numeral characters
@@ -85,7 +85,9 @@ def _critical_values(policy: Policy, text: str, hits: Hits) -> list[str]:
     found: list[str] = []
     for word in hits.group("critical"):
         if numbers is None:
-            numbers = list(_NUMBER.finditer(text))
+            # From the first word on: what lies before it is no word's number (and is most of a
+            # message whose lab values come last).
+            numbers = list(_NUMBER.finditer(text, word.end))
             starts = [number.start() for number in numbers]
         rule = policy.critical_values[word.payload]
         limit = word.end + rule.window

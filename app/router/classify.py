@@ -31,13 +31,13 @@ for the weak words and the consume verbs.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left, bisect_right, insort
 from operator import itemgetter
 from dataclasses import dataclass
 
 from .analysis import Analysis
 from .lexicon import Hit
-from .policy import Intent, Policy
+from .policy import Asking, Intent, Policy
 
 
 @dataclass(slots=True)
@@ -82,7 +82,7 @@ class Classification:
 
 # Clause ends as the text view has them (NFKC turned ，？！； into ASCII): §4.7's sentence ends
 # (。！？；!?; a newline, an ASCII . not between digits) and the clause cut ，/,.
-_CUT = re.compile(r"[,。!?;\n]|\.(?![0-9])|(?<![0-9])\.")
+_CUT = re.compile("[,。!?;\n]")
 _FIRST = _START = itemgetter(0)  # of a (start, …) tuple or a Hit
 # A character before a medicine suffix that makes it a portion or no word at all (两片, 几粒).
 _NOT_BEFORE_SUFFIX = frozenset("零〇一二两三四五六七八九十百千万半几多每整")
@@ -99,82 +99,98 @@ def classify(policy: Policy, analysis: Analysis) -> Classification:
     if not hits and not medicines:
         return Classification(None, (), emergency=False)
     asking = policy.asking
-    cuts, questions = _clauses(analysis) if len(hits) + len(medicines) > 1 else ([], [True])
-    # What each consume verb asks about: the nearest food or medicine after it in its clause
-    # (能吃药吗, 能喝豆浆吗), else the nearest before it (香蕉能不能吃).
-    objects: dict[int, list[tuple[int, Hit, bool]]] = {}  # clause → (start, thing, is a food), in text order
-    if any(h.term in asking.consume_verbs for h in hits):
-        things = sorted([(f.start, f, True) for f in analysis.hits.get("food") or ()] + [(m.start, m, False) for m in medicines])
-        for thing in things:
-            objects.setdefault(bisect_right(cuts, thing[0]), []).append(thing)
-    # intent → {keyword: None} in text order, and its rank scores: [whole text, question clauses]
-    # for strong keywords, then the same for weak ones.
-    keywords: dict[str, dict[str, None]] = {}
-    rank: dict[str, list[int]] = {}
-    seen: set[tuple[str, str, bool]] = set()
+    verbs = analysis.hits.get("consume")  # the lexicon's own group of the consume verbs
+    first = hits[0].payload if hits else None
+    if not (medicines or verbs) and all(h.payload == first for h in hits):
+        # One intent and nothing to redirect: no clause to look at, no ranking.
+        words = tuple(dict.fromkeys(h.term for h in hits))
+        scored = Scored(policy.intent_by_name[first], sum(map(len, words)), words)
+        return Classification(scored, (scored,), emergency=False)
+    cuts, questions = _clauses(analysis)
+    # intent → {keyword: said in a question clause}, keywords in text order
+    keywords: dict[str, dict[str, bool]] = {}
     decided: set[str] = set()  # intents a question clause's consume verb asks about (能喝豆浆吗)
-
-    def count(name: str, term: str, clause: int, weight: int, weak: bool = False) -> None:
+    redirected = _medicine_verbs(analysis, verbs, medicines, cuts, questions, decided, asking) if verbs else {}
+    for start, _, term, name in hits:
+        asked = questions[bisect_right(cuts, start)]
+        if redirected and start in redirected:
+            name = redirected[start]
         words = keywords.get(name)
         if words is None:
-            keywords[name] = words = {}
-            rank[name] = [0, 0, 0, 0]
-        words[term] = None
-        for in_question in (False, True) if questions[clause] else (False,):
-            key = (name, term, in_question)
-            if key not in seen:
-                seen.add(key)
-                rank[name][2 * weak + in_question] += weight
-
-    for hit in hits:
-        clause = bisect_right(cuts, hit.start)
-        name, term = hit.payload, hit.term
-        if term in asking.consume_verbs and name == asking.food_intent and clause in objects:
-            thing, is_food = _object_of(hit, objects[clause])
-            if not is_food:
-                name = asking.medicine_intent
-            if questions[clause]:
-                decided.add(name)
-        count(name, term, clause, len(term), term in asking.weak_keywords)
+            keywords[name] = {term: asked}
+        elif not words.get(term):
+            words[term] = asked
     for medicine in medicines:
-        count(asking.medicine_intent, medicine.term, bisect_right(cuts, medicine.start), len(medicine.term))
+        words = keywords.setdefault(asking.medicine_intent, {})
+        if not words.get(medicine.term):
+            words[medicine.term] = questions[bisect_right(cuts, medicine.start)]
 
     by_name = policy.intent_by_name
-    ranked: list[tuple[bool, list[int], Scored]] = []
+    weak = asking.weak_keywords
+    ranked: list[tuple[tuple[int, ...], Scored]] = []
     for name, words in keywords.items():
-        ranked.append((name in decided, rank[name], Scored(by_name[name], sum(map(len, words)), tuple(words))))
-    if len(ranked) > 1:
-        ranked.sort(key=_rank)
-    return Classification(ranked[0][2], tuple(s for _, _, s in ranked), emergency=False)
+        scored = Scored(by_name[name], sum(map(len, words)), tuple(words))
+        sums = [0, 0, 0, 0]  # [strong, weak] × [whole text, question clauses]
+        for term, asked in words.items():
+            index = 2 * (term in weak)
+            sums[index] += len(term)
+            if asked:
+                sums[index + 1] += len(term)
+        intent = scored.intent
+        key = (-(name in decided), -sums[1], -sums[3], -sums[0], -sums[2], -scored.score, intent.priority, intent.order)
+        ranked.append((key, scored))
+    ranked.sort(key=_FIRST)
+    return Classification(ranked[0][1], tuple(s for _, s in ranked), emergency=False)
 
 
-def _object_of(verb: Hit, things: list[tuple[int, Hit, bool]]) -> tuple[Hit, bool]:
-    """The first thing starting after the verb, else the last one before it (a search per verb:
-    a clause of a thousand verbs and foods costs no product of the two)."""
-    index = bisect_left(things, verb.end, key=_FIRST)
-    _, thing, is_food = things[index] if index < len(things) else things[index - 1]
-    return thing, is_food
-
-
-def _rank(entry: tuple[bool, list[int], Scored]) -> tuple[int, ...]:
-    """Best first: asked about by a consume verb in a question clause, strong then weak keywords
-    inside the question clauses, strong then weak over the whole text, the score, the higher
-    priority (P0 … P5), then the policy's order."""
-    decided, (whole, asked, weak_whole, weak_asked), scored = entry
-    return -decided, -asked, -weak_asked, -whole, -weak_whole, -scored.score, scored.intent.priority, scored.intent.order
+def _medicine_verbs(
+    analysis: Analysis, verbs: list[Hit], medicines: list[Hit], cuts: list[int], questions: list[bool],
+    decided: set[str], asking: Asking,
+) -> dict[int, str]:
+    """What each consume verb asks about: the nearest food or medicine after it in its clause
+    (能吃药吗, 能喝豆浆吗), else the nearest before it (香蕉能不能吃). A verb whose object is a
+    medicine asks the medicine intent (returned: verb start → that intent); a verb with an object
+    in a question clause decides its intent. Two searches per verb and per list, whatever the
+    number of foods."""
+    foods = analysis.hits.get("food") or []
+    redirected: dict[int, str] = {}
+    for verb in verbs:
+        clause = bisect_right(cuts, verb.start)
+        lo = cuts[clause - 1] + 1 if clause else 0
+        hi = cuts[clause] if clause < len(cuts) else len(analysis.views.text)
+        things = [(f.start, True) for f in foods[bisect_left(foods, lo, key=_START) : bisect_left(foods, hi, key=_START)]]
+        if medicines:
+            things += [(m.start, False) for m in medicines[bisect_left(medicines, lo, key=_START) : bisect_left(medicines, hi, key=_START)]]
+            things.sort()
+        if not things:
+            continue
+        index = bisect_left(things, verb.end, key=_FIRST)
+        is_food = things[index][1] if index < len(things) else things[index - 1][1]
+        name = asking.food_intent if is_food else asking.medicine_intent
+        if not is_food:
+            redirected[verb.start] = name
+        if questions[clause]:
+            decided.add(name)
+    return redirected
 
 
 def _clauses(analysis: Analysis) -> tuple[list[int], list[bool]]:
     """The clause ends (positions of the cutting marks) and, per clause, whether it is a question.
     Clause ``i`` runs from after ``cuts[i-1]`` to ``cuts[i]``; ``bisect_right(cuts, p)`` is the
-    clause of position ``p``. One regex pass over the text, one look at each question word."""
+    clause of position ``p``. One regex pass over the text; the few ASCII dots and question marks
+    are looked at one by one."""
     text = analysis.views.text
-    cuts: list[int] = []
-    questions: list[bool] = []
-    for mark in _CUT.finditer(text):
-        cuts.append(mark.start())
-        questions.append(mark.group() == "?")
-    questions.append(False)  # the clause after the last mark
+    cuts = [mark.start() for mark in _CUT.finditer(text)]
+    dot = text.find(".")
+    while dot != -1:  # an ASCII . ends a sentence, but not between digits (5.2)
+        if not (0 < dot < len(text) - 1 and "0" <= text[dot - 1] <= "9" and "0" <= text[dot + 1] <= "9"):
+            insort(cuts, dot)
+        dot = text.find(".", dot + 1)
+    questions = [False] * (len(cuts) + 1)
+    mark = text.find("?")
+    while mark != -1:  # a clause that ends in ? (the mark is the clause's own end)
+        questions[bisect_left(cuts, mark)] = True
+        mark = text.find("?", mark + 1)
     for word in analysis.hits.get("question") or ():
         questions[bisect_right(cuts, word.start)] = True
     return cuts, questions

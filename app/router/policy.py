@@ -500,6 +500,7 @@ def _compile(spec: PolicyFile, digest: str) -> Policy:
     medicines = spec.medicines
     asking_groups = {
         "question": [(fold(w), None) for w in spec.asking.question_words],
+        "consume": [(fold(w), None) for w in spec.asking.consume_verbs],
         "medicine": [(fold(w), "name") for w in medicines.names]
         + [(fold(w), "suffix") for w in medicines.suffixes]
         + [(fold(w), "not") for w in medicines.not_medicines],

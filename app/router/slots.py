@@ -159,6 +159,7 @@ _BIRTH_RANK, _STATED_RANK, _CURRENT_RANK = 0, 1, 2
 # After N岁: a past age (12岁前, 5岁的时候), a range (12岁到20岁) or an approximation: no age.
 _NOT_AN_AGE_AFTER = ("多", "前", "之前", "以前", "时", "的时候", "那年", "到", "至", "左右")
 _PREGNANT = "孕"  # 孕22周, 早孕22周: a pregnancy, not a time window
+_NOT_KID_OPENERS = ("我", "患", "病")
 _NOT_FULL_MONTH = ("未", "没", "不到", "没有", "还没")
 _TERM, _PAYLOAD = attrgetter("term"), attrgetter("payload")
 _START = itemgetter(0)  # of a Hit or a (start, end) mask
@@ -394,7 +395,11 @@ class SlotExtractor:
         slots = policy.slots
         self._measure_units = frozenset(slots.measure_units)
         self._digit_analytes = frozenset(term for term in slots.analytes if any(ch.isdigit() for ch in term))
-        self._scan = _pattern(set(_BASE_UNITS) | set(slots.measure_units), slots.patient_words).finditer
+        # The child words among the patient words: 我儿子 is read through 儿子, and 患者 / 病人
+        # are adults as often; a common first character (我) would send the scan to a branch at
+        # nearly every sentence.
+        kids = tuple(w for w in slots.patient_words if not w.startswith(_NOT_KID_OPENERS))
+        self._scan = _pattern(set(_BASE_UNITS) | set(slots.measure_units), kids).finditer
         self._handlers = {
             "pid": self._on_pid,
             "ymd": self._on_ymd,
@@ -722,29 +727,26 @@ def _outside(analytes: list[Hit], medicines: list[Hit]) -> list[Hit]:
 def _decimals(text: str, analytes: list[Hit]) -> str:
     """Decimal points written another way, rewritten in place (the same length, so spans still
     slice ``cased``): a full-width 。 between digits (PH6。0), and a comma between digits right
-    after an analyte word (血钾5,3 → 5.3). Any other comma between digits stays a separator:
-    血脂5,3 is 5 and 3, since 血脂 is not an analyte of the dictionary and a list is as likely."""
-    if "。" in text:
-        text = _FULL_STOP_DECIMAL.sub(".", text)
-    if "," in text and analytes:
-        ends = {hit.end for hit in analytes}
-        commas = [m.start(1) for m in _COMMA_DECIMAL.finditer(text) if _after_filler(text, m.start(), ends)]
-        if commas:
-            chars = list(text)
-            for index in commas:
-                chars[index] = "."
-            text = "".join(chars)
-    return text
-
-
-def _after_filler(text: str, start: int, ends: set[int]) -> bool:
-    """An analyte word ends at ``start`` or before at most two blanks or separators (血钾：5,3)."""
-    for back in range(3):
-        if start - back in ends:
-            return True
-        if start - back - 1 < 0 or text[start - back - 1] not in " :=是为":
-            return False
-    return False
+    after an analyte word, a colon or a blank between (血钾5,3 → 5.3, 血钾：5,3). Any other comma
+    between digits stays a separator: 血脂5,3 is 5 and 3 (血脂 is not an analyte of the
+    dictionary, and a list is as likely), and so are 血钾5,3,4 and 血钾5,3天前."""
+    points: list[int] = []
+    index = text.find("。")
+    while index != -1:  # a handful of sentence ends: a look at each, not a regex pass
+        if 0 < index < len(text) - 1 and "0" <= text[index - 1] <= "9" and "0" <= text[index + 1] <= "9":
+            points.append(index)
+        index = text.find("。", index + 1)
+    if "," in text:
+        for hit in analytes:  # one anchored match after each analyte word
+            m = _COMMA_DECIMAL.match(text, hit.end)
+            if m:
+                points.append(m.start(1))
+    if not points:
+        return text
+    chars = list(text)
+    for index in points:
+        chars[index] = "."
+    return "".join(chars)
 
 
 def _masked(masks: list[tuple[int, int]], start: int) -> bool:
@@ -757,8 +759,7 @@ def _masked(masks: list[tuple[int, int]], start: int) -> bool:
 
 _build_result = builder(SlotsResult)
 _SENTENCE_END = re.compile(f"[{_SENTENCE_ENDS}]")
-_FULL_STOP_DECIMAL = re.compile("(?<=[0-9])。(?=[0-9])")
-_COMMA_DECIMAL = re.compile("(?<![0-9.,])[0-9]{1,2}(,)[0-9]{1,2}(?![0-9.,天个次岁周月年号日点])")
+_COMMA_DECIMAL = re.compile("[ :=是为]{0,2}[0-9]{1,2}(,)[0-9]{1,2}(?![0-9.,天个次岁周月年号日点])")
 
 
 def _food_in_clause(d: _Draft, m: re.Match[str]) -> bool:
