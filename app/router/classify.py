@@ -31,7 +31,7 @@ for the weak words and the consume verbs.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right, insort
+from bisect import bisect_left, bisect_right
 from operator import itemgetter
 from dataclasses import dataclass
 
@@ -150,18 +150,22 @@ def _medicine_verbs(
     """What each consume verb asks about: the nearest food or medicine after it in its clause
     (能吃药吗, 能喝豆浆吗), else the nearest before it (香蕉能不能吃). A verb whose object is a
     medicine asks the medicine intent (returned: verb start → that intent); a verb with an object
-    in a question clause decides its intent. Two searches per verb and per list, whatever the
-    number of foods."""
+    in a question clause decides its intent. A clause's foods and medicines are gathered once, by two
+    searches per list, and each verb's object is one search: no product of verbs and foods."""
     foods = analysis.hits.get("food") or []
     redirected: dict[int, str] = {}
+    in_clause: dict[int, list[tuple[int, bool]]] = {}  # clause → (start, is a food), built once per clause
     for verb in verbs:
         clause = bisect_right(cuts, verb.start)
-        lo = cuts[clause - 1] + 1 if clause else 0
-        hi = cuts[clause] if clause < len(cuts) else len(analysis.views.text)
-        things = [(f.start, True) for f in foods[bisect_left(foods, lo, key=_START) : bisect_left(foods, hi, key=_START)]]
-        if medicines:
-            things += [(m.start, False) for m in medicines[bisect_left(medicines, lo, key=_START) : bisect_left(medicines, hi, key=_START)]]
-            things.sort()
+        things = in_clause.get(clause)
+        if things is None:
+            lo = cuts[clause - 1] + 1 if clause else 0
+            hi = cuts[clause] if clause < len(cuts) else len(analysis.views.text)
+            things = [(f.start, True) for f in foods[bisect_left(foods, lo, key=_START) : bisect_left(foods, hi, key=_START)]]
+            if medicines:
+                things += [(m.start, False) for m in medicines[bisect_left(medicines, lo, key=_START) : bisect_left(medicines, hi, key=_START)]]
+                things.sort()
+            in_clause[clause] = things
         if not things:
             continue
         index = bisect_left(things, verb.end, key=_FIRST)
@@ -181,11 +185,14 @@ def _clauses(analysis: Analysis) -> tuple[list[int], list[bool]]:
     are looked at one by one."""
     text = analysis.views.text
     cuts = [mark.start() for mark in _CUT.finditer(text)]
+    dots = []
     dot = text.find(".")
     while dot != -1:  # an ASCII . ends a sentence, but not between digits (5.2)
         if not (0 < dot < len(text) - 1 and "0" <= text[dot - 1] <= "9" and "0" <= text[dot + 1] <= "9"):
-            insort(cuts, dot)
+            dots.append(dot)
         dot = text.find(".", dot + 1)
+    if dots:
+        cuts = sorted(cuts + dots)
     questions = [False] * (len(cuts) + 1)
     mark = text.find("?")
     while mark != -1:  # a clause that ends in ? (the mark is the clause's own end)

@@ -26,7 +26,23 @@ Decisions this module makes where the spec is silent (each has a row in tests/ro
 * 身高1.2 (no unit) is metres, 身高120 centimetres; without 身高, only metres said with decimals
   below 3 (1.2米, 一米二) are a height — 200米 is a distance;
 * 一个半月 is one number, 1.5 个月;
-* the first age / weight / height / window read wins; later ones are still numbers.
+* the first age / weight / height / window read wins; later ones are still numbers;
+* as parents write them (SPEC §4.4, issue 13): an age in months, days or weeks needs a child word
+  before it (宝宝17个月; days and weeks only at a clause end: 宝宝3天没大便 is a duration) or after
+  it (十七个月男宝, 47天的宝宝), 大 after it (3周大), or 出生 / 降生 before it; 满月 is 1/12 year but
+  未满月 / 没满月 / 不到满月 are no age; days are /365, weeks 7/365; N岁 followed by 前 / 时 / 到 / 左右
+  (a past age, a range, an approximation) is no age;
+* a weight with 斤 / 公斤 / kg and no 体重 is the child's when it comes at most 8 characters after
+  the age in the same sentence, or right after 现在 / 目前 / 今年 (the current weight); a weight
+  ranks birth < stated < current, and a later one replaces an earlier one of a lower rank only;
+* body temperature needs 度 / ℃ / °C, 35–43, and a temperature word earlier in its sentence; 36度4 is
+  36.4; the highest one wins;
+* a value belongs to the nearest subject word before it (policy ``[context]``); another person's
+  value fills no slot unless a patient word follows it right away (我表姐四岁的儿子); unlike a red
+  flag's subject (§4.7), a child of another person (同事的孩子) is a child: its values fill;
+* 孕22周 / 早孕22周 is no window; a salt inside a medicine name (氯化钠注射液) is no analyte;
+* a full-width 。 between digits is a decimal point (PH6。0); a comma between 1–2 digits and 1–2
+  digits is one only right after an analyte word (血钾5,3 = 5.3; 血脂5,3 stays 5 and 3).
 """
 
 from __future__ import annotations
@@ -151,7 +167,7 @@ _WEIGHT_UNITS = frozenset({"公斤", "千克", "kg", "斤"})
 _WEIGHT_AFTER_AGE = 8
 _SENTENCE_ENDS = "。!?;\n"
 # Before a weight: it was the birth weight (出生体重5.3斤), or it is the current one (现体重8斤,
-# 原来160斤现在138斤, 去年72公斤今年75公斤). A weight ranks birth < stated < current; a later
+# 以前140斤现在126斤, 前年60公斤今年64公斤). A weight ranks birth < stated < current; a later
 # weight replaces an earlier one of a lower rank only.
 _BIRTH = ("出生", "生下来", "出生时", "刚出生")
 _CURRENT = re.compile("(?:现在|目前|如今|今年|现)(?:我|是|有|已经|已|才|只有|体重)*[ \t]*$")

@@ -32,7 +32,7 @@ QUESTION_FIRST = [
 ]
 
 MEDICINES = [
-    ("medicine by suffix with an eat verb -> knowledge", "肾炎的孩子能吃六味地黄丸吗？", "knowledge"),
+    ("medicine by suffix with an eat verb -> knowledge", "肾炎的孩子能吃归脾丸吗？", "knowledge"),
     ("medicine by name -> knowledge", "孩子能吃泼尼松吗", "knowledge"),
     ("capsule suffix -> knowledge", "百令胶囊可以吃吗", "knowledge"),
     ("drink verb with a medicine -> knowledge", "孩子肾炎能喝药吗", "knowledge"),

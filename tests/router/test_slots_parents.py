@@ -51,8 +51,8 @@ WEIGHTS = [
     ("the current weight over the birth weight", "出生体重5.3斤，现体重8斤", {"weight_kg": 4.0}),
     ("the birth weight after the current one does not replace it", "体重8斤，出生体重5.3斤", {"weight_kg": 4.0}),
     ("the birth weight alone is the weight read", "出生体重3.2公斤", {"weight_kg": 3.2}),
-    ("a current weight said without 体重", "原来160斤现在138斤", {"weight_kg": 69.0}),
-    ("this year's over last year's", "体重去年72公斤今年75公斤", {"weight_kg": 75.0}),
+    ("a current weight said without 体重", "以前140斤，现在126斤", {"weight_kg": 63.0}),
+    ("this year's over last year's", "体重前年60公斤今年64公斤", {"weight_kg": 64.0}),
     # refusals
     ("a weight far from the age is no weight", "孩子3岁，上周在外婆家里吃饭的时候长了2公斤", {"weight_kg": None}),
     ("a weight in the next sentence is no weight", "孩子3岁。2公斤", {"weight_kg": None}),
@@ -65,7 +65,7 @@ TEMPERATURES = [
     ("发烧 + 度", "孩子发烧39度", {"temperature_c": 39.0}),
     ("烧到 + °C", "烧到39.2°C", {"temperature_c": 39.2}),
     ("最高 + 度, another clause of the sentence", "发烧两天，最高40度", {"temperature_c": 40.0}),
-    ("the highest of several", "体温每天36度4到37度4", {"temperature_c": 37.4}),
+    ("the highest of several", "体温晚上36度8到38度2", {"temperature_c": 38.2}),
     ("a Chinese numeral with a tenth after 度", "烧到三十八度五", {"temperature_c": 38.5}),
     ("36度4 is one number", "体温36度4", {"number": [{"value": 36.4, "unit": "度", "raw": "36度4"}]}),
     # refusals
@@ -77,7 +77,7 @@ TEMPERATURES = [
 ]
 
 OTHER_PEOPLE = [
-    ("我爸's age is not the patient's", "我爸爸今年77岁，有高血压", {"age_years": None, "number": [{"value": 77, "unit": "岁", "raw": "77岁"}]}),
+    ("我爸's age is not the patient's", "我爸今年81岁，有糖尿病", {"age_years": None, "number": [{"value": 81, "unit": "岁", "raw": "81岁"}]}),
     ("孕N周 of 老婆 is no window", "我老婆早孕22周了", {"time_window_days": None}),
     ("孕N周 is no window, whoever says it", "孕22周", {"time_window_days": None}),
     ("another person's weight is not the patient's", "老公体重80公斤", {"weight_kg": None}),
@@ -85,7 +85,7 @@ OTHER_PEOPLE = [
     ("another person's height is not the patient's", "我老公身高180cm", {"height_cm": None}),
     ("the child named after another person owns the next value", "我爸77岁，孩子3岁", {"age_years": 3.0}),
     ("a value followed by a child word is the child's", "我表姐四岁的儿子", {"age_years": 4.0}),
-    ("another person's child is the child the text asks about", "朋友的孩子今年8岁", {"age_years": 8.0}),
+    ("another person's child is the child the text asks about", "同事的孩子今年6岁", {"age_years": 6.0}),
     # the patient's own values still fill
     ("the writer's age fills", "我今年14岁", {"age_years": 14.0}),
     ("a bare week count is still a window", "两周", {"time_window_days": 14}),
