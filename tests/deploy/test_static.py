@@ -13,10 +13,10 @@ import os
 import re
 import shlex
 import shutil
-import socket
 import subprocess
 import sys
 import threading
+import tomllib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -159,6 +159,12 @@ def dockerfile_instructions() -> list[tuple[str, str]]:
     return instructions
 
 
+def stage(name: str) -> list[tuple[str, str]]:
+    """The instructions of the stage `FROM … AS name`."""
+    (found,) = [st for st in stages() if re.search(rf"\bAS {name}$", st[0][1], re.IGNORECASE)]
+    return found
+
+
 def stages() -> list[list[tuple[str, str]]]:
     result: list[list[tuple[str, str]]] = []
     for instruction in dockerfile_instructions():
@@ -260,34 +266,60 @@ def test_hadolint_gate_bites(tmp_path):
 
 
 def test_dockerfile_builder_uses_the_install_script():
-    builder, runtime = stages()[0], stages()[-1]
-    assert len(stages()) == 2, "expected a builder and a runtime stage"
-    assert re.search(r"\bAS builder$", builder[0][1], re.IGNORECASE)
+    # python (the base + Debian's python3 + the user), builder and runtime both FROM python.
+    assert [st[0][1] for st in stages()] == ["${BASE_IMAGE} AS python", "python AS builder", "python AS runtime"]
+    builder, runtime = stage("builder"), stage("runtime")
 
     copied = " ".join(args for kind, args in builder if kind == "COPY")
     for source in ("pyproject.toml", "README.md", "app/", "scripts/install-runtime.sh"):
         assert source in copied.split(), f"builder does not COPY {source}"
 
     runs = [args for kind, args in builder if kind == "RUN"]
-    install_runs = [r for r in runs if "scripts/install-runtime.sh" in r]
-    assert len(install_runs) == 1, runs
-    words = shlex.split(install_runs[0])
-    assert words[words.index("./scripts/install-runtime.sh") + 1] == "/opt/venv"
+    install_runs = [shlex.split(r) for r in runs if "scripts/install-runtime.sh" in r]
+    # The locked dependencies, then the project: every step of the script, in its order.
+    assert [w[2:] for w in install_runs] == [["--deps", "/opt/venv", "/src"], ["--project", "/opt/venv", "/src"]], runs
     # The script is the one install path: nobody calls pip directly in the image.
     for kind, args in builder + runtime:
         assert not re.search(r"\bpip3?\b.*\binstall\b", args) or kind != "RUN", args
         assert "[dev]" not in args
 
 
-def test_dockerfile_base_images_are_pinned_python_313_slim():
+def test_dockerfile_base_is_debian_bookworm_slim_with_debians_python():
+    """One base for both stages, swappable only through its ARG (CI passes a local bookworm)."""
     instructions = dockerfile_instructions()
     args = {
         a.split("=", 1)[0]: a.split("=", 1)[1] for k, a in instructions if k == "ARG" and "=" in a
     }
     froms = [a.split()[0] for k, a in instructions if k == "FROM"]
-    resolved = [re.sub(r"\$\{(\w+)\}", lambda m: args[m.group(1)], f) for f in froms]
-    assert len(set(resolved)) == 1, f"builder and runtime must share one base: {resolved}"
-    assert re.fullmatch(r"python:3\.13\.\d+-slim-\w+", resolved[0]), resolved[0]
+    assert froms == ["${BASE_IMAGE}", "python", "python"], froms
+    assert re.fullmatch(r"debian:bookworm-slim(@sha256:[0-9a-f]{64})?", args["BASE_IMAGE"]), args
+    for name, packages in (("python", "python3"), ("builder", "python3-venv ca-certificates")):
+        (install,) = [a for k, a in stage(name) if k == "RUN" and "apt-get install" in a]
+        assert f"--no-install-recommends {packages} " in install, install
+        assert "rm -rf /var/lib/apt/lists/*" in install and "apt-get clean" in install
+
+
+def test_dockerfile_installs_the_lock():
+    builder = stage("builder")
+    copied = " ".join(args for kind, args in builder if kind == "COPY").split()
+    assert "requirements.lock" in copied
+    text = INSTALL_SCRIPT.read_text(encoding="utf-8")
+    assert 'install --no-cache-dir --require-hashes --no-deps -r "$SRC/requirements.lock"' in text
+    assert 'install --no-cache-dir --no-deps "$SRC"' in text
+    # The CA bundle for pip is a build argument of the builder, never an ENV of the image.
+    assert ("ARG", "PIP_CERT") in builder
+    assert not [a for k, a in stages()[-1] if "PIP_CERT" in a]
+
+
+def test_compose_and_kubernetes_run_the_image_the_build_tags(rendered):
+    """Same name and tag scheme everywhere: a207-router-mcp:<pyproject version>."""
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+    expected = f"a207-router-mcp:{version}"
+    compose = need_yaml().safe_load(COMPOSE.read_text(encoding="utf-8"))
+    assert compose["services"]["router"]["image"] == expected
+    (container,) = only(rendered, "Deployment")["spec"]["template"]["spec"]["containers"]
+    assert container["image"] == expected
+    assert f"a207-router-mcp:{version}" in DOCKERFILE.read_text(encoding="utf-8")
 
 
 def test_dockerfile_runtime_stage():
@@ -303,7 +335,7 @@ def test_dockerfile_runtime_stage():
 
     users = [a for k, a in runtime if k == "USER"]
     assert users and users[-1].split(":")[0] == str(RUNTIME_UID), "numeric non-root USER"
-    useradd = " ".join(a for k, a in runtime if k == "RUN" and "useradd" in a)
+    useradd = " ".join(a for k, a in stage("python") if k == "RUN" and "useradd" in a)
     assert f"--uid {RUNTIME_UID}" in useradd and "--no-create-home" in useradd
 
     assert ("EXPOSE", "8000") in runtime
@@ -376,8 +408,7 @@ def test_dockerignore_keeps_secrets_and_local_state_out():
 def test_install_script_is_the_runtime_only_install():
     text = INSTALL_SCRIPT.read_text(encoding="utf-8")
     assert re.search(r"^set -eu", text, re.MULTILINE)
-    assert '-m venv "$VENV"' in text
-    assert '"$VENV/bin/pip" install --no-cache-dir "$SRC"' in text
+    assert '-m venv --without-pip "$VENV"' in text
     assert "[dev]" not in text.replace("no `[dev]`", "").replace("(never the [dev] extras)", "")
     syntax = subprocess.run(["sh", "-n", str(INSTALL_SCRIPT)], capture_output=True, text=True)
     assert syntax.returncode == 0, syntax.stderr
@@ -392,6 +423,13 @@ def test_install_script_refuses_bad_usage(tmp_path):
         text=True,
     )
     assert no_src.returncode == 2 and "pyproject.toml" in no_src.stderr
+    (tmp_path / "pyproject.toml").write_text("[project]\n", encoding="utf-8")
+    no_lock = subprocess.run(
+        ["sh", str(INSTALL_SCRIPT), str(tmp_path / "venv"), str(tmp_path)],
+        capture_output=True,
+        text=True,
+    )
+    assert no_lock.returncode == 2 and "requirements.lock" in no_lock.stderr
     assert not (tmp_path / "venv").exists()
 
 
@@ -399,7 +437,7 @@ def test_shell_scripts_pass_shellcheck():
     shellcheck = shutil.which("shellcheck")
     if not shellcheck:
         pytest.skip("shellcheck not installed")
-    scripts = [INSTALL_SCRIPT, CHECK_SCRIPT, MAKE_CERTS]
+    scripts = [INSTALL_SCRIPT, CHECK_SCRIPT, MAKE_CERTS, ROOT / "scripts" / "ci-base-image.sh"]
     result = subprocess.run([shellcheck, *map(str, scripts)], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout
 

@@ -275,7 +275,7 @@ TIES = [
 ]
 
 
-@pytest.mark.parametrize(("text", "winner", "loser"), [pytest.param(t, w, l, id=i) for i, t, w, l in TIES])
+@pytest.mark.parametrize(("text", "winner", "loser"), [pytest.param(t, w, lo, id=i) for i, t, w, lo in TIES])
 def test_ties_break_by_priority_then_table_order(router, text, winner, loser):
     scores = expected_scores(text)
     # the premise, from policy.toml alone
