@@ -100,12 +100,12 @@ def classify(policy: Policy, analysis: Analysis) -> Classification:
         return Classification(None, (), emergency=False)
     asking = policy.asking
     verbs = analysis.hits.get("consume")  # the lexicon's own group of the consume verbs
-    first = hits[0].payload if hits else None
+    first: str = hits[0].payload if hits else ""
     if not (medicines or verbs) and all(h.payload == first for h in hits):
         # One intent and nothing to redirect: no clause to look at, no ranking.
-        words = tuple(dict.fromkeys(h.term for h in hits))
-        scored = Scored(policy.intent_by_name[first], sum(map(len, words)), words)
-        return Classification(scored, (scored,), emergency=False)
+        terms = tuple(dict.fromkeys(h.term for h in hits))
+        only = Scored(policy.intent_by_name[first], sum(map(len, terms)), terms)
+        return Classification(only, (only,), emergency=False)
     cuts, questions = _clauses(analysis)
     # intent → {keyword: said in a question clause}, keywords in text order
     keywords: dict[str, dict[str, bool]] = {}

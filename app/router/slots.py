@@ -591,7 +591,7 @@ class SlotExtractor:
 
     def _on_age_span(self, m: re.Match[str], d: _Draft) -> None:
         """宝宝17个月, 十七个月男宝, 九个半月的女宝, 出生10天, 3周大: months, days or weeks of a child."""
-        kind = m.lastgroup
+        kind = m.lastgroup or ""
         if kind == "kage":
             unit = "kage_u"
             quantity = d.quantity(m, m.start(), m.start("e"), unit)
