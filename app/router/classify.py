@@ -2,18 +2,43 @@
 
 A current red flag (SPEC §4.7) forces ``emergency_red_flag``; a red flag in any other context does
 not force an intent (it is reported in ``red_flags``). Otherwise each intent scores the sum of the lengths of its
-distinct matched keywords (a keyword inside a longer matched keyword does not count); the highest
-wins, ties going to the higher priority (P0 … P5), then to the order of the policy's table.
-No hit is ``unknown`` with ``fallback="llm"``: the upper layer may classify softly, and its
-answer must pass the gate again.
+distinct matched keywords (a keyword inside a longer matched keyword does not count). No hit is
+``unknown`` with ``fallback="llm"``: the upper layer may classify softly, and its answer must pass
+the gate again.
+
+Ranking — "what is asked counts first". Parents write a story, then a question; the story's nouns
+must not outvote the question. Intents are ranked, best first, by
+
+1. whether a consume verb in a question clause asks about them: 能喝 / 可以吃 + a food asks the
+   food intent (nutrition_calc), + a medicine asks the medicine intent (knowledge: a medicine is
+   not a food). The verb's object is the nearest food or medicine after it in its clause
+   (能吃药吗), else the nearest before it (香蕉能不能吃);
+2. their keywords inside the question clauses (a clause — a sentence cut at ，/, as §4.7 cuts it —
+   that ends in ？/? or holds a question word of the policy): strong keywords, then weak ones;
+3. their keywords over the whole text: strong, then weak;
+4. their ``score`` (the whole text's sum of keyword lengths, weak words included);
+5. priority (P0 … P5), then the order of the policy's table.
+
+Weak keywords are the policy's generic question words and topic nouns (是什么, 怎么办, 肾病综合征):
+they say what a text is about, not what it asks, so at the same level any other keyword beats them.
+A consume verb whose object is a medicine counts for the medicine intent, and so does every
+medicine mention.
+
+``score`` and ``confidence`` stay the whole text's. A text whose only clause is a question, or with
+no question clause at all, ranks by the whole text alone: as before question clauses existed, but
+for the weak words and the consume verbs.
 """
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_left, bisect_right
+from operator import itemgetter
 from dataclasses import dataclass
 
 from .analysis import Analysis
-from .policy import Intent, Policy
+from .lexicon import Hit
+from .policy import Asking, Intent, Policy
 
 
 @dataclass(slots=True)
@@ -56,30 +81,147 @@ class Classification:
         return None
 
 
+# Clause ends as the text view has them (NFKC turned ，？！； into ASCII): §4.7's sentence ends
+# (。！？；!?; a newline, an ASCII . not between digits) and the clause cut ，/,.
+_CUT = re.compile("[,。!?;\n]")
+_FIRST = _START = itemgetter(0)  # of a (start, …) tuple or a Hit
+# A character before a medicine suffix that makes it a portion or no word at all (两片, 几粒).
+_NOT_BEFORE_SUFFIX = frozenset("零〇一二两三四五六七八九十百千万半几多每整")
+
+
 def classify(policy: Policy, analysis: Analysis) -> Classification:
     if analysis.current:  # a red flag that describes the patient now (SPEC §4.7); others only report
         scored = Scored(policy.emergency, sum(map(len, analysis.current)), tuple(analysis.current))
         return Classification(scored, (scored,), emergency=True)
     # Keywords are read on the text view; only when it has none does the squashed view speak, so
     # "分 期" or "化 验 单" still classify while spacing never adds a second intent to a real match.
-    hits = analysis.hits.get("intent") or policy.intent_lexicon.scan(analysis.views.squashed).get("intent")
-    if not hits:
+    hits = analysis.hits.get("intent") or policy.intent_lexicon.scan(analysis.views.squashed).get("intent") or []
+    medicines = _medicines(analysis) if "medicine" in analysis.hits else []
+    if not hits and not medicines:
         return Classification(None, (), emergency=False)
-    keywords: dict[str, dict[str, None]] = {}  # intent → its distinct keywords, in text order
-    for hit in hits:
-        found = keywords.get(hit.payload)
-        if found is None:
-            keywords[hit.payload] = {hit.term: None}
-        else:
-            found[hit.term] = None
+    asking = policy.asking
+    verbs = analysis.hits.get("consume")  # the lexicon's own group of the consume verbs
+    first: str = hits[0].payload if hits else ""
+    if not (medicines or verbs) and all(h.payload == first for h in hits):
+        # One intent and nothing to redirect: no clause to look at, no ranking.
+        terms = tuple(dict.fromkeys(h.term for h in hits))
+        only = Scored(policy.intent_by_name[first], sum(map(len, terms)), terms)
+        return Classification(only, (only,), emergency=False)
+    cuts, questions = _clauses(analysis)
+    # intent → {keyword: said in a question clause}, keywords in text order
+    keywords: dict[str, dict[str, bool]] = {}
+    decided: set[str] = set()  # intents a question clause's consume verb asks about (能喝豆浆吗)
+    redirected = _medicine_verbs(analysis, verbs, medicines, cuts, questions, decided, asking) if verbs else {}
+    for start, _, term, name in hits:
+        asked = questions[bisect_right(cuts, start)]
+        if redirected and start in redirected:
+            name = redirected[start]
+        words = keywords.get(name)
+        if words is None:
+            keywords[name] = {term: asked}
+        elif not words.get(term):
+            words[term] = asked
+    for medicine in medicines:
+        words = keywords.setdefault(asking.medicine_intent, {})
+        if not words.get(medicine.term):
+            words[medicine.term] = questions[bisect_right(cuts, medicine.start)]
+
     by_name = policy.intent_by_name
-    ranked = [Scored(by_name[name], sum(map(len, words)), tuple(words)) for name, words in keywords.items()]
-    if len(ranked) > 1:
-        ranked.sort(key=_rank)
-    return Classification(ranked[0], tuple(ranked), emergency=False)
+    weak = asking.weak_keywords
+    ranked: list[tuple[tuple[int, ...], Scored]] = []
+    for name, words in keywords.items():
+        scored = Scored(by_name[name], sum(map(len, words)), tuple(words))
+        sums = [0, 0, 0, 0]  # [strong, weak] × [whole text, question clauses]
+        for term, asked in words.items():
+            index = 2 * (term in weak)
+            sums[index] += len(term)
+            if asked:
+                sums[index + 1] += len(term)
+        intent = scored.intent
+        key = (-(name in decided), -sums[1], -sums[3], -sums[0], -sums[2], -scored.score, intent.priority, intent.order)
+        ranked.append((key, scored))
+    ranked.sort(key=_FIRST)
+    return Classification(ranked[0][1], tuple(s for _, s in ranked), emergency=False)
 
 
-def _rank(scored: Scored) -> tuple[int, int, int]:
-    """Best first: the higher score, then the higher priority (P0 … P5), then the policy's order."""
-    return -scored.score, scored.intent.priority, scored.intent.order
+def _medicine_verbs(
+    analysis: Analysis, verbs: list[Hit], medicines: list[Hit], cuts: list[int], questions: list[bool],
+    decided: set[str], asking: Asking,
+) -> dict[int, str]:
+    """What each consume verb asks about: the nearest food or medicine after it in its clause
+    (能吃药吗, 能喝豆浆吗), else the nearest before it (香蕉能不能吃). A verb whose object is a
+    medicine asks the medicine intent (returned: verb start → that intent); a verb with an object
+    in a question clause decides its intent. A clause's foods and medicines are gathered once, by two
+    searches per list, and each verb's object is one search: no product of verbs and foods."""
+    foods = analysis.hits.get("food") or []
+    redirected: dict[int, str] = {}
+    in_clause: dict[int, list[tuple[int, bool]]] = {}  # clause → (start, is a food), built once per clause
+    for verb in verbs:
+        clause = bisect_right(cuts, verb.start)
+        things = in_clause.get(clause)
+        if things is None:
+            lo = cuts[clause - 1] + 1 if clause else 0
+            hi = cuts[clause] if clause < len(cuts) else len(analysis.views.text)
+            things = [(f.start, True) for f in foods[bisect_left(foods, lo, key=_START) : bisect_left(foods, hi, key=_START)]]
+            if medicines:
+                things += [(m.start, False) for m in medicines[bisect_left(medicines, lo, key=_START) : bisect_left(medicines, hi, key=_START)]]
+                things.sort()
+            in_clause[clause] = things
+        if not things:
+            continue
+        index = bisect_left(things, verb.end, key=_FIRST)
+        is_food = things[index][1] if index < len(things) else things[index - 1][1]
+        name = asking.food_intent if is_food else asking.medicine_intent
+        if not is_food:
+            redirected[verb.start] = name
+        if questions[clause]:
+            decided.add(name)
+    return redirected
 
+
+def _clauses(analysis: Analysis) -> tuple[list[int], list[bool]]:
+    """The clause ends (positions of the cutting marks) and, per clause, whether it is a question.
+    Clause ``i`` runs from after ``cuts[i-1]`` to ``cuts[i]``; ``bisect_right(cuts, p)`` is the
+    clause of position ``p``. One regex pass over the text; the few ASCII dots and question marks
+    are looked at one by one."""
+    text = analysis.views.text
+    cuts = [mark.start() for mark in _CUT.finditer(text)]
+    dots = []
+    dot = text.find(".")
+    while dot != -1:  # an ASCII . ends a sentence, but not between digits (5.2)
+        if not (0 < dot < len(text) - 1 and "0" <= text[dot - 1] <= "9" and "0" <= text[dot + 1] <= "9"):
+            dots.append(dot)
+        dot = text.find(".", dot + 1)
+    if dots:
+        cuts = sorted(cuts + dots)
+    questions = [False] * (len(cuts) + 1)
+    mark = text.find("?")
+    while mark != -1:  # a clause that ends in ? (the mark is the clause's own end)
+        questions[bisect_left(cuts, mark)] = True
+        mark = text.find("?", mark + 1)
+    for word in analysis.hits.get("question") or ():
+        questions[bisect_right(cuts, word.start)] = True
+    return cuts, questions
+
+
+def _medicines(analysis: Analysis) -> list[Hit]:
+    """Medicine mentions: a name, or a suffix after a Chinese character that is not a numeral;
+    never inside a food (薯片) or one of the policy's ordinary words (肉丸, 拍片)."""
+    text = analysis.views.text
+    foods = analysis.hits.get("food") or []
+    found = []
+    for hit in analysis.hits.group("medicine"):
+        if hit.payload == "not":
+            continue
+        if hit.payload == "suffix":
+            before = text[hit.start - 1] if hit.start else ""
+            if not ("\u4e00" <= before <= "\u9fff") or before in _NOT_BEFORE_SUFFIX:
+                continue
+        if foods:
+            # Foods are in text order with increasing starts and ends: only the last one opening
+            # at or before the mention can hold it.
+            index = bisect_right(foods, hit.start, key=_START)
+            if index and hit.end <= foods[index - 1].end:
+                continue
+        found.append(hit)
+    return found

@@ -103,9 +103,24 @@ class RouteEntry(_Strict):
 
 class SlotsEntry(_Strict):
     foods: Terms
+    temperature_words: Terms
     measure_units: Terms
     analytes: Annotated[dict[NonEmpty, Terms], Field(min_length=1)]
     meals: dict[Literal["breakfast", "lunch", "dinner", "snack"], Terms]
+
+
+class AskingEntry(_Strict):
+    question_words: Terms
+    weak_keywords: Terms
+    consume_verbs: Terms
+    food_intent: NonEmpty
+    medicine_intent: NonEmpty
+
+
+class MedicinesEntry(_Strict):
+    names: Terms
+    suffixes: Terms
+    not_medicines: Terms
 
 
 class PolicyFile(_Strict):
@@ -120,6 +135,8 @@ class PolicyFile(_Strict):
     staging: StagingEntry
     intents: Annotated[list[IntentEntry], Field(min_length=1)]
     route: RouteEntry
+    asking: AskingEntry
+    medicines: MedicinesEntry
     slots: SlotsEntry
 
 
@@ -157,8 +174,20 @@ class SlotsPolicy:
 
     foods: tuple[str, ...]
     measure_units: tuple[str, ...]
+    patient_words: tuple[str, ...]  # also the child words that make N个月 an age (宝宝17个月)
     analytes: dict[str, str]  # synonym → canonical field name
     meals: dict[str, str]  # word → breakfast | lunch | dinner | snack
+
+
+@dataclass(frozen=True, slots=True)
+class Asking:
+    """SPEC §4.2 "What is asked counts first", folded. Question words and medicines are lexicon
+    groups ("question", "medicine"); these are the sets classify reads per hit."""
+
+    weak_keywords: frozenset[str]
+    consume_verbs: frozenset[str]
+    food_intent: str
+    medicine_intent: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,6 +228,7 @@ class Policy:
     redline: Lexicon  # red-line words only, scanned on the squashed view
     intent_lexicon: Lexicon  # intent keywords, for the squashed view when the text view has none
     slots: SlotsPolicy
+    asking: Asking
     write_required_slots: tuple[str, ...]
     session_only_callers: frozenset[str]
 
@@ -332,14 +362,41 @@ def _cross_check(spec: PolicyFile) -> list[str]:
             problems.append(f"intents.{intent.name}: the emergency intent must have priority 0")
 
     need_roles("route.session_only_callers", spec.route.session_only_callers)
+    _check_asking(problems, spec, keyword_owner)
 
     _duplicates(problems, "slots.foods", spec.slots.foods)
+    _duplicates(problems, "slots.temperature_words", spec.slots.temperature_words)
+    _overlaps(problems, "context", {"patient_words": spec.context.patient_words, "other_person_words": spec.context.other_person_words})
     _overlaps(problems, "slots.analytes", spec.slots.analytes)
     for meal in MEALS:
         if meal not in spec.slots.meals:
             problems.append(f"slots.meals: no words for {meal!r}")
     _overlaps(problems, "slots.meals", spec.slots.meals)
     return problems
+
+
+def _check_asking(problems: list[str], spec: PolicyFile, keyword_owner: dict[str, str]) -> None:
+    """Weak words and consume verbs are intent keywords; the verbs belong to the food intent; a
+    word that is not a medicine must hide a medicine word, or it suppresses nothing."""
+    asking, medicines = spec.asking, spec.medicines
+    for field in ("food_intent", "medicine_intent"):
+        name = getattr(asking, field)
+        if name not in keyword_owner.values():
+            problems.append(f"asking.{field}: {name!r} is not a scored intent")
+    for word in asking.weak_keywords:
+        if fold(word) not in keyword_owner:
+            problems.append(f"asking.weak_keywords: {word!r} is not an intent keyword")
+    for word in asking.consume_verbs:
+        if keyword_owner.get(fold(word)) != asking.food_intent:
+            problems.append(f"asking.consume_verbs: {word!r} is not a keyword of {asking.food_intent}")
+    _duplicates(problems, "asking.question_words", asking.question_words)
+    _duplicates(problems, "asking.weak_keywords", asking.weak_keywords)
+    _duplicates(problems, "asking.consume_verbs", asking.consume_verbs)
+    _overlaps(problems, "medicines", {"names": medicines.names, "suffixes": medicines.suffixes, "not_medicines": medicines.not_medicines})
+    medicine_words = [fold(w) for w in medicines.names + medicines.suffixes]
+    for word in medicines.not_medicines:
+        if not any(m in fold(word) for m in medicine_words):
+            problems.append(f"medicines.not_medicines: {word!r} contains no medicine word, so it suppresses nothing")
 
 
 def _overlaps(problems: list[str], where: str, words_of: dict[str, list[str]]) -> None:
@@ -384,6 +441,7 @@ def _compile(spec: PolicyFile, digest: str) -> Policy:
     slots = SlotsPolicy(
         foods=tuple(dict.fromkeys(fold(f) for f in spec.slots.foods)),
         measure_units=tuple(dict.fromkeys(fold(u) for u in spec.slots.measure_units)),
+        patient_words=tuple(dict.fromkeys(fold(w) for w in spec.context.patient_words)),
         analytes={fold(w): name for name, words in spec.slots.analytes.items() for w in words},
         meals={fold(w): meal for meal, words in spec.slots.meals.items() for w in words},
     )
@@ -395,10 +453,21 @@ def _compile(spec: PolicyFile, digest: str) -> Policy:
     }
     redline_groups["critical"] = [(fold(w), n) for n, c in enumerate(spec.p0.critical_values) for w in c.words]
     intent_groups = {"intent": [(fold(k), i.name) for i in spec.intents for k in i.keywords]}
+    medicines = spec.medicines
+    asking_groups = {
+        "question": [(fold(w), None) for w in spec.asking.question_words],
+        "consume": [(fold(w), None) for w in spec.asking.consume_verbs],
+        "medicine": [(fold(w), "name") for w in medicines.names]
+        + [(fold(w), "suffix") for w in medicines.suffixes]
+        + [(fold(w), "not") for w in medicines.not_medicines],
+    }
     slot_groups = {
         "food": [(f, None) for f in slots.foods],
         "analyte": list(slots.analytes.items()),
         "meal": list(slots.meals.items()),
+        "temperature": [(fold(w), None) for w in spec.slots.temperature_words],
+        "patient": [(w, None) for w in slots.patient_words],
+        "other": [(fold(w), None) for w in spec.context.other_person_words],
     }
     mx1, mx2 = spec.rules.mx1, spec.rules.mx2
     return Policy(
@@ -425,10 +494,16 @@ def _compile(spec: PolicyFile, digest: str) -> Policy:
         intent_by_mcp={i.mcp: i for i in reversed(intents)},
         emergency=emergency,
         red_flags=compile_rules(spec.p0, spec.context),
-        lexicon=Lexicon(redline_groups | intent_groups | slot_groups),
+        lexicon=Lexicon(redline_groups | intent_groups | asking_groups | slot_groups),
         redline=Lexicon(redline_groups),
         intent_lexicon=Lexicon(intent_groups),
         slots=slots,
+        asking=Asking(
+            weak_keywords=frozenset(fold(w) for w in spec.asking.weak_keywords),
+            consume_verbs=frozenset(fold(w) for w in spec.asking.consume_verbs),
+            food_intent=spec.asking.food_intent,
+            medicine_intent=spec.asking.medicine_intent,
+        ),
         write_required_slots=tuple(spec.route.write_required_slots),
         session_only_callers=frozenset(spec.route.session_only_callers),
     )

@@ -26,7 +26,23 @@ Decisions this module makes where the spec is silent (each has a row in tests/ro
 * 身高1.2 (no unit) is metres, 身高120 centimetres; without 身高, only metres said with decimals
   below 3 (1.2米, 一米二) are a height — 200米 is a distance;
 * 一个半月 is one number, 1.5 个月;
-* the first age / weight / height / window read wins; later ones are still numbers.
+* the first age / weight / height / window read wins; later ones are still numbers;
+* as parents write them (SPEC §4.4, issue 13): an age in months, days or weeks needs a child word
+  before it (宝宝17个月; days and weeks only at a clause end: 宝宝3天没大便 is a duration) or after
+  it (十七个月男宝, 47天的宝宝), 大 after it (3周大), or 出生 / 降生 before it; 满月 is 1/12 year but
+  未满月 / 没满月 / 不到满月 are no age; days are /365, weeks 7/365; N岁 followed by 前 / 时 / 到 / 左右
+  (a past age, a range, an approximation) is no age;
+* a weight with 斤 / 公斤 / kg and no 体重 is the child's when it comes at most 8 characters after
+  the age in the same sentence, or right after 现在 / 目前 / 今年 (the current weight); a weight
+  ranks birth < stated < current, and a later one replaces an earlier one of a lower rank only;
+* body temperature needs 度 / ℃ / °C, 35–43, and a temperature word earlier in its sentence; 36度4 is
+  36.4; the highest one wins;
+* a value belongs to the nearest subject word before it (policy ``[context]``); another person's
+  value fills no slot unless a patient word follows it right away (我表姐四岁的儿子); unlike a red
+  flag's subject (§4.7), a child of another person (同事的孩子) is a child: its values fill;
+* 孕22周 / 早孕22周 is no window; a salt inside a medicine name (氯化钠注射液) is no analyte;
+* a full-width 。 between digits is a decimal point (PH6。0); a comma between 1–2 digits and 1–2
+  digits is one only right after an analyte word (血钾5,3 = 5.3; 血脂5,3 stays 5 and 3).
 """
 
 from __future__ import annotations
@@ -79,6 +95,9 @@ class SlotsResult(BaseModel):
     age_years: float | None = Field(description="The child's age in years (months ÷ 12, two decimals); null when not stated.")
     weight_kg: float | None = Field(description="Body weight in kg (斤 × 0.5), only with body-weight context; else null.")
     height_cm: float | None = Field(description="Body height in cm (1.2米 and 一米二 → 120); null when not stated.")
+    temperature_c: float | None = Field(
+        description="Body temperature in °C (35–43, 度 / ℃ / °C after 体温, 发烧, 烧到, 最高…; the highest when several); null when not stated."
+    )
     time_window_days: int | None = Field(
         description="A look-back window in days (最近7天 → 7, 两周 → 14, 近一个月 → 30); null when none."
     )
@@ -104,7 +123,7 @@ _AR = r"[0-9]+(?:\.[0-9]+)?"
 _CN = f"[{CHARS}]+"
 _NUM = f"{_AR}|{_CN}"
 # Words allowed between a context word (体重, 身高) and its number: 体重是30斤, 身高：120.
-_FILL = r"(?:[ \t:=]|是|为|有|约|大约|大概|现在|目前|只有|才)*"
+_FILL = r"(?:[ \t:=]|是|为|有|约|大约|大概|现在|目前|只有|才|一直|保持|维持|在)*"
 # 米 is rice as often as it is a metre: 二两米饭, 一米二 (1.2 m).
 _METRE = "米(?![饭粥粉面线糊酒醋])"
 _WEEK = "周(?!岁)|个?星期|个?礼拜"
@@ -141,7 +160,26 @@ _WEEKDAYS.update({str(n): n - 1 for n in range(1, 8)})
 # (overweight), 加重 (worsens) — the number after them is not a window or a body weight.
 _NOT_WINDOW = frozenset("将接靠附")
 _NOT_WEIGHT = frozenset("严加过超偏较沉")
-_KID_WORDS = ("宝宝", "孩子", "婴儿", "小孩", "儿子", "女儿")
+# An age said in months, days or weeks (宝宝17个月, 出生10天, 3周大) and its length in years.
+_AGE_SPAN = "个半月|个月|天|周(?!岁)|个?星期|个?礼拜"
+_YEARS_PER = {"个月": 1 / 12, "天": 1 / 365, "周": 7 / 365, "星期": 7 / 365, "个星期": 7 / 365, "礼拜": 7 / 365, "个礼拜": 7 / 365}
+# Body temperature (SPEC §4.4): a number in this range with 度 / ℃ / °C after a temperature word.
+_TEMPERATURE = (35.0, 43.0)
+_WEIGHT_UNITS = frozenset({"公斤", "千克", "kg", "斤"})
+# A weight right after an age (十七个月男宝，12公斤): at most this many characters after it, in the same sentence.
+_WEIGHT_AFTER_AGE = 8
+_SENTENCE_ENDS = "。!?;\n"
+# Before a weight: it was the birth weight (出生体重5.3斤), or it is the current one (现体重8斤,
+# 以前140斤现在126斤, 前年60公斤今年64公斤). A weight ranks birth < stated < current; a later
+# weight replaces an earlier one of a lower rank only.
+_BIRTH = ("出生", "生下来", "出生时", "刚出生")
+_CURRENT = re.compile("(?:现在|目前|如今|今年|现)(?:我|是|有|已经|已|才|只有|体重)*[ \t]*$")
+_BIRTH_RANK, _STATED_RANK, _CURRENT_RANK = 0, 1, 2
+# After N岁: a past age (12岁前, 5岁的时候), a range (12岁到20岁) or an approximation: no age.
+_NOT_AN_AGE_AFTER = ("多", "前", "之前", "以前", "时", "的时候", "那年", "到", "至", "左右")
+_PREGNANT = "孕"  # 孕22周, 早孕22周: a pregnancy, not a time window
+_NOT_KID_OPENERS = ("我", "患", "病")
+_NOT_FULL_MONTH = ("未", "没", "不到", "没有", "还没")
 _TERM, _PAYLOAD = attrgetter("term"), attrgetter("payload")
 _START = itemgetter(0)  # of a Hit or a (start, end) mask
 
@@ -203,8 +241,9 @@ def numeral_end(unit_set: set[str]) -> str:
     return f"(?:(?![{CHARS}])|(?={'|'.join(map(re.escape, led))}))" if led else f"(?![{CHARS}])"
 
 
-def _pattern(unit_set: set[str]) -> re.Pattern[str]:
+def _pattern(unit_set: set[str], kid_words: tuple[str, ...]) -> re.Pattern[str]:
     units = _unit_pattern(unit_set)
+    kids = "|".join(re.escape(w) for w in sorted(kid_words, key=len, reverse=True))
 
     def number(kind: str) -> str:
         return f"(?P<{kind}_n>{_NUM}|半)"
@@ -219,14 +258,18 @@ def _pattern(unit_set: set[str]) -> re.Pattern[str]:
         "md": f"月[ \\t]*(?P<dd>[0-9]{{1,2}}|{_CN})[ \\t]*[日号]",
         "ago": f"(?P<ago_u>天|{_WEEK})(?:以前|之前|前)",
         "wsuf": f"(?P<wsuf_u>{_SPAN_UNIT}){_WITHIN}",
-        "amon": "(?P<amon_u>个月(?=大)|个?月(?=龄))",
+        # 3个月大, 十七个月男宝, 47天的宝宝: an age in months, days or weeks, said of a child.
+        "kage": f"(?P<kage_u>{_AGE_SPAN})(?=大|的?(?:{kids}))",
+        "amon": "(?P<amon_u>个?月(?=龄))",
         "age": (
             f"(?P<age_u>周岁|岁)(?P<age_h>半(?!{units}))?"
-            f"(?:[ \\t]*零?(?P<agem_n>{_NUM})(?P<agem_u>个月))?"
+            f"(?:[ \\t]*[零又]?(?P<agem_n>{_NUM})(?P<agem_u>个月))?"
         ),
         "wt2": "(?P<wt2_u>公斤|千克|kg(?![a-z])|斤)(?=重)",
         "mid": "个半(?P<mid_u>月|小时|钟头|星期|礼拜)",  # 一个半月 = 1.5 个月, not 一个 + 半月
         "metre": f"(?P<metre_u>{_METRE}|m(?![a-z0-9]))(?P<metre_t>{_METRE_TAIL})?",
+        # 38.5度, 39℃, and 36度4 / 三十八度五 (a tenth said after 度).
+        "temp": f"(?P<temp_u>度|°c)(?P<temp_t>[0-9](?![0-9.])|[一二三四五六七八九](?![{CHARS}]))?",
         "q": f"(?P<q_u>{units})(?P<q_h>半(?!{units}))?",
     }
     # Every character a unit tail can open with (the words above, then the units). The blanks are
@@ -235,7 +278,7 @@ def _pattern(unit_set: set[str]) -> re.Pattern[str]:
     # bench/router_bench.py's MESSAGE, a quarter less on longer texts. The matches are those of one
     # ``[ \t]*`` per tail, since no tail but ``q`` can open with a blank (a policy unit might), so
     # only the longest run of blanks can lead into any other tail, and ``q`` is tried last.
-    openers = set("月天周个星礼年岁公千k斤米m") | {u[0] for u in unit_set}
+    openers = set("月天周个星礼年岁公千k斤米m度°") | {u[0] for u in unit_set}
     number_tails = (
         f"{date_tail}(?P<ymd>)"
         f"|[ \\t]*(?=[{''.join(re.escape(ch) for ch in sorted(openers))}])(?:"
@@ -258,11 +301,18 @@ def _pattern(unit_set: set[str]) -> re.Pattern[str]:
             + f"[ \\t]*(?P<win_u>{_SPAN_UNIT}){_WITHIN}?",
         ),
         "mage": ("月", f"(?<=月)龄[ \\t]*[:为是]?[ \\t]*(?P<mage_n>{_NUM})[ \\t]*(?P<mage_u>个月|月)?"),
+        # 宝宝17个月, 女宝宝九个半月, 宝宝47天: days and weeks only at a clause end (宝宝3天没大便 is no age).
         "kid": (
-            "".join(w[0] for w in _KID_WORDS),
-            _led(*_KID_WORDS) + "(?:现在|目前|今年|已经|刚刚|刚满|刚|才|已|满|有)*[ \\t]*" + number("kid")
-            + "[ \\t]*(?P<kid_u>个月)(?!以内|之内|内|以来|前|后)",
+            "".join(dict.fromkeys(w[0] for w in kid_words)),
+            _led(*kid_words) + "(?:现在|目前|今年|已经|刚刚|刚满|刚|才|已|满|有|是)*[ \\t]*" + number("kid")
+            + "[ \\t]*(?:(?P<kid_u>个半月|个月)|(?P<kid_d>天|周(?!岁)|个?星期)(?=了?(?:大|的|[,。!?;、\\n ]|$)))"
+            + "(?!以内|之内|内|以来|前|后|多)",
         ),
+        "born": (
+            "出降",
+            f"(?<=[出降])生(?:后|了|才|刚)?[ \\t]*{number('born')}[ \\t]*(?P<born_u>{_AGE_SPAN})(?!以内|之内|内|以来|前|后|多)",
+        ),
+        "full": ("满", "(?<=满)月(?![子饼份])"),
         "wt": ("体重", _led("体重", "重") + _FILL + number("wt") + "[ \\t]*(?P<wt_u>公斤|千克|kg(?![a-z])|斤)"),
         "ht": (
             "身",
@@ -286,7 +336,8 @@ class _Draft:
     """What one ``extract`` call has read so far; the handlers fill it in text order."""
 
     __slots__ = ("cased", "text", "reference", "foods", "masks", "ids", "dates", "numbers", "measures",
-                 "age", "weight", "height", "window", "clause_marks")
+                 "age", "weight", "height", "window", "clause_marks", "temperature", "age_end", "weight_rank",
+                 "subjects", "children", "temperature_words", "sentence_ends")
 
     def __init__(self, views: TextViews, reference: date, foods: list[Hit], masks: list[tuple[int, int]]):
         self.cased, self.text, self.reference, self.foods, self.masks = views.cased, views.text, reference, foods, masks
@@ -301,6 +352,15 @@ class _Draft:
         self.height: float | None = None
         self.window: int | None = None
         self.clause_marks: list[int] | None = None  # where the clause marks are, read on first need
+        self.temperature: float | None = None
+        self.age_end = -1  # where the age read ends: a weight may follow it without 体重
+        self.weight_rank = _BIRTH_RANK  # of the weight read (see _BIRTH)
+        # (start, is another person's) of every subject word, in text order; None when the text
+        # names no other person, so that everything belongs to the patient.
+        self.subjects: list[tuple[int, bool]] | None = None
+        self.children: frozenset[int] = frozenset()  # where patient words start, with subjects
+        self.temperature_words: list[Hit] = []
+        self.sentence_ends: list[int] | None = None  # read on first need
 
     def quantity(
         self, m: re.Match[str], start: int, stop: int, unit: str | None = None, half: str | None = None
@@ -333,13 +393,41 @@ class _Draft:
     def add_date(self, day: date) -> None:
         self.dates[day.isoformat()] = None
 
+    def others(self, position: int, end: int = -1) -> bool:
+        """Whether the value at ``position`` (ending at ``end``) is another person's: its nearest
+        subject word before is another person's (SPEC §4.7), and no patient word follows it
+        right away (我表姐四岁的儿子 is a child's age)."""
+        subjects = self.subjects
+        if not subjects:
+            return False
+        index = bisect_left(subjects, position, key=_START)
+        if not (index > 0 and subjects[index - 1][1]):
+            return False
+        return not (end >= 0 and (end in self.children or (self.text.startswith("的", end) and end + 1 in self.children)))
+
+    def set_age(self, start: int, end: int, years: float) -> None:
+        if self.age is None and not self.others(start, end):
+            self.age, self.age_end = round(years, 2), end
+
+    def same_sentence(self, start: int, end: int) -> bool:
+        """No sentence end in ``text[start:end]``; the ends are found once per text, on first need."""
+        ends = self.sentence_ends
+        if ends is None:
+            ends = self.sentence_ends = [mark.start() for mark in _SENTENCE_END.finditer(self.text)]
+        index = bisect_left(ends, start)
+        return index == len(ends) or ends[index] >= end
+
 
 class SlotExtractor:
     def __init__(self, policy: Policy) -> None:
         slots = policy.slots
         self._measure_units = frozenset(slots.measure_units)
         self._digit_analytes = frozenset(term for term in slots.analytes if any(ch.isdigit() for ch in term))
-        self._scan = _pattern(set(_BASE_UNITS) | set(slots.measure_units)).finditer
+        # The child words among the patient words: 我儿子 is read through 儿子, and 患者 / 病人
+        # are adults as often; a common first character (我) would send the scan to a branch at
+        # nearly every sentence.
+        kids = tuple(w for w in slots.patient_words if not w.startswith(_NOT_KID_OPENERS))
+        self._scan = _pattern(set(_BASE_UNITS) | set(slots.measure_units), kids).finditer
         self._handlers = {
             "pid": self._on_pid,
             "ymd": self._on_ymd,
@@ -350,7 +438,11 @@ class SlotExtractor:
             "wsuf": self._on_window,
             "mage": self._on_months_of_age,
             "amon": self._on_months_of_age,
-            "kid": self._on_months_of_age,
+            "kage": self._on_age_span,
+            "kid": self._on_age_span,
+            "born": self._on_age_span,
+            "full": self._on_full_month,
+            "temp": self._on_temperature,
             "age": self._on_age,
             "wt": self._on_weight,
             "wt2": self._on_weight,
@@ -369,11 +461,20 @@ class SlotExtractor:
 
     def extract(self, views: TextViews, hits: Hits, reference_date: date, policy_version: str) -> SlotsResult:
         analytes = hits.group("analyte")
+        if analytes and "medicine" in hits:
+            analytes = _outside(analytes, hits.group("medicine"))
         digit_analytes = self._digit_analytes
         masks = [(h.start, h.end) for h in analytes if h.term in digit_analytes] if digit_analytes and analytes else []
         foods = hits.group("food")
         draft = _Draft(views, reference_date, foods, masks)
         text, cased, numbers = views.text, views.cased, draft.numbers
+        if "。" in text or "," in text:
+            text = draft.text = _decimals(text, analytes)
+        if "other" in hits:
+            draft.subjects = _subjects(hits.group("patient"), hits.group("other"))
+            draft.children = frozenset(h.start for h in hits.group("patient"))
+        if "temperature" in hits:
+            draft.temperature_words = hits.group("temperature")
         handlers, bare, quantity, number_end, unit_group, half_group = self._groups
         measure_units = self._measure_units
         # A bare number and a number with its unit are most of what a message holds: they are read
@@ -407,11 +508,13 @@ class SlotExtractor:
                     end = unit_end
                 numbers.append({"value": value, "unit": cased[unit_start:unit_end], "raw": cased[start:end]})
                 unit = text[unit_start:unit_end]
-                if unit in measure_units:
-                    if unit not in _FOOD_BOUND_UNITS or _food_in_clause(draft, m):
-                        draft.measures.append(len(numbers) - 1)
+                if unit in measure_units and (unit not in _FOOD_BOUND_UNITS or _food_in_clause(draft, m)):
+                    draft.measures.append(len(numbers) - 1)
+                elif unit in _WEIGHT_UNITS:
+                    _bare_weight(draft, start, value, unit)
                 elif unit in _WEEK_UNITS and draft.window is None and _is_bare_span(draft, m):
-                    draft.window = _round_half_up(value * 7)
+                    if not draft.others(start):
+                        draft.window = _round_half_up(value * 7)
             else:
                 handlers[kind](m, draft)
         meals = list(dict.fromkeys(map(_PAYLOAD, hits.group("meal"))))
@@ -430,6 +533,7 @@ class SlotExtractor:
                 "age_years": draft.age,
                 "weight_kg": draft.weight,
                 "height_cm": draft.height,
+                "temperature_c": draft.temperature,
                 "time_window_days": draft.window,
                 "meal": meals[0] if len(meals) == 1 else None,
                 "measure": [numbers[i] for i in draft.measures],  # a measure is one of the numbers
@@ -490,7 +594,7 @@ class SlotExtractor:
                 return
         else:
             quantity, unit = d.quantity(m, m.start(), m.start("e"), "wsuf_u"), m.group("wsuf_u")
-        if quantity is not None and d.window is None:
+        if quantity is not None and d.window is None and not d.others(m.start()):
             d.window = _round_half_up(quantity["value"] * _DAYS_PER[unit])
 
     def _on_months_of_age(self, m: re.Match[str], d: _Draft) -> None:
@@ -499,17 +603,60 @@ class SlotExtractor:
             quantity = d.quantity(m, m.start(), m.start("e"), "amon_u")
         else:
             quantity = d.quantity(m, *m.span(kind + "_n"), kind + "_u")
-        if quantity is not None and d.age is None:
-            d.age = round(quantity["value"] / 12, 2)
+        if quantity is not None:
+            d.set_age(m.start(), m.end(), quantity["value"] / 12)
+
+    def _on_age_span(self, m: re.Match[str], d: _Draft) -> None:
+        """宝宝17个月, 十七个月男宝, 九个半月的女宝, 出生10天, 3周大: months, days or weeks of a child."""
+        kind = m.lastgroup or ""
+        if kind == "kage":
+            unit = "kage_u"
+            quantity = d.quantity(m, m.start(), m.start("e"), unit)
+        else:
+            unit = "kid_u" if kind == "kid" and m.start("kid_u") >= 0 else ("kid_d" if kind == "kid" else "born_u")
+            quantity = d.quantity(m, *m.span(kind + "_n"), unit)
+        if quantity is None:
+            return
+        span = m.group(unit)
+        if span == "个半月":  # 九个半月 = 9.5 个月, as 一个半月 is 1.5
+            quantity["value"], quantity["unit"], span = quantity["value"] + 0.5, "个月", "个月"
+        d.set_age(m.start(), m.end(), quantity["value"] * _YEARS_PER[span])
+
+    def _on_full_month(self, m: re.Match[str], d: _Draft) -> None:
+        """满月 (刚满月, 满月了) is one month old; 未满月 / 没满月 / 不到满月 is less, and no age."""
+        start = m.start()  # the 满: a led match starts at its first character
+        if not d.text.endswith(_NOT_FULL_MONTH, 0, start):
+            d.set_age(start, m.end(), 1 / 12)
 
     def _on_age(self, m: re.Match[str], d: _Draft) -> None:
         years = d.quantity(m, m.start(), m.start("e"), "age_u", "age_h")
         months = d.quantity(m, *m.span("agem_n"), "agem_u") if m.group("agem_n") else None
-        if d.age is not None or years is None or (m.group("agem_n") and months is None):
+        if years is None or (m.group("agem_n") and months is None):
             return
-        if d.text.startswith("多", m.end()):
-            return  # 3岁多 is "over three": a floor, not an age
-        d.age = round(float(years["value"] + (months["value"] / 12 if months else 0)), 2)
+        end, start = m.end(), m.start()
+        if (d.text.startswith(_NOT_AN_AGE_AFTER, end) and not d.text.startswith("前天", end)) or (start and d.text[start - 1] in "到至"):
+            return  # 3岁多 is "over three", 12岁前 a past age, 12岁到20岁 a range
+        d.set_age(m.start(), m.end(), float(years["value"] + (months["value"] / 12 if months else 0)))
+
+    def _on_temperature(self, m: re.Match[str], d: _Draft) -> None:
+        """38.5℃ or 三十八度五 after a temperature word of the same sentence; the highest one wins."""
+        start = m.start()
+        quantity = d.quantity(m, start, m.start("e"), "temp_u")
+        if quantity is None:
+            return
+        tenth = m.group("temp_t")
+        if tenth:  # 36度4 is 36.4
+            if isinstance(quantity["value"], float):
+                return
+            quantity["value"] = float(f"{quantity['value']}.{parse_number(tenth)}")
+            quantity["raw"] = d.cased[start : m.end("temp_t")]
+        value = float(quantity["value"])
+        if not _TEMPERATURE[0] <= value <= _TEMPERATURE[1] or d.others(start):
+            return
+        words = d.temperature_words
+        index = bisect_left(words, start, key=_START)
+        if index and words[index - 1].end <= start and d.same_sentence(words[index - 1].end, start):
+            d.temperature = value if d.temperature is None else max(d.temperature, value)
 
     def _on_weight(self, m: re.Match[str], d: _Draft) -> None:
         if m.lastgroup == "wt":
@@ -518,15 +665,22 @@ class SlotExtractor:
                 return
         else:
             quantity, unit = d.quantity(m, m.start(), m.start("e"), "wt2_u"), m.group("wt2_u")
-        if quantity is not None and d.weight is None:
-            d.weight = round(float(quantity["value"] * (0.5 if unit == "斤" else 1)), 2)
+        if quantity is not None:
+            start = m.start()
+            if d.text.endswith(_BIRTH, 0, start):
+                rank = _BIRTH_RANK
+            elif _CURRENT.search(d.text, max(0, start - 8), start):
+                rank = _CURRENT_RANK
+            else:
+                rank = _STATED_RANK
+            _set_weight(d, start, quantity["value"], unit, rank)
 
     def _on_height(self, m: re.Match[str], d: _Draft) -> None:
         if m.group("ht_m"):
             self._metres(m, d, *m.span("ht_n"), "ht_m", "ht_t", stated=True)
             return
         quantity = d.quantity(m, *m.span("ht_n"), "ht_u")
-        if quantity is not None and d.height is None:
+        if quantity is not None and d.height is None and not d.others(m.start()):
             # 身高1.2 can only be metres, 身高120 only centimetres.
             value = quantity["value"]
             d.height = round(float(value * 100 if quantity["unit"] is None and value < 3 else value), 1)
@@ -545,7 +699,7 @@ class SlotExtractor:
             value = float(f"{value}." + "".join(str(parse_number(ch)) for ch in decimals))
         end = m.end(tail) if decimals else m.end(unit)
         d.numbers.append({"value": value, "unit": d.cased[m.start(unit) : m.end(unit)], "raw": d.cased[start:end]})
-        if d.height is None and (stated or (isinstance(value, float) and value < 3)):
+        if d.height is None and (stated or (isinstance(value, float) and value < 3)) and not d.others(start):
             d.height = round(float(value * 100), 1)
 
     # -- other numbers (plain numbers and food portions are read in ``extract``) ----------------
@@ -567,6 +721,67 @@ def _add_calendar_date(d: _Draft, year: int, month: str, day: str) -> None:
         return  # 2月30日: shaped like a date, not one; its numbers are not quantities either
 
 
+def _set_weight(d: _Draft, start: int, value: float, unit: str, rank: int) -> None:
+    """The first weight of the highest rank: 出生体重5.3斤，现体重8斤 is 4 kg."""
+    if (d.weight is None or rank > d.weight_rank) and not d.others(start):
+        d.weight, d.weight_rank = round(float(value * (0.5 if unit == "斤" else 1)), 2), rank
+
+
+def _bare_weight(d: _Draft, start: int, value: float, unit: str) -> None:
+    """A weight without 体重: said as the current one (现在150斤), or a few characters after the
+    age in its sentence (十七个月男宝，12公斤)."""
+    if _CURRENT.search(d.text, max(0, start - 8), start):
+        _set_weight(d, start, value, unit, _CURRENT_RANK)
+    elif d.weight is None and d.age_end >= 0 and start - d.age_end <= _WEIGHT_AFTER_AGE and d.same_sentence(d.age_end, start):
+        _set_weight(d, start, value, unit, _STATED_RANK)
+
+
+def _subjects(patients: list[Hit], others: list[Hit]) -> list[tuple[int, bool]]:
+    """Every subject word as (start, is another person's), in text order. Unlike a red flag's
+    subject (§4.7), a patient word governed by another person (朋友的孩子今年8岁) stays a child's:
+    the values said of that child are the ones the text asks about."""
+    return sorted([(h.start, False) for h in patients] + [(h.start, True) for h in others])
+
+
+def _outside(analytes: list[Hit], medicines: list[Hit]) -> list[Hit]:
+    """The analyte words that are not inside a medicine's name (氯化钠注射液 names no sodium result).
+    Both lists are in text order with increasing starts and ends: one merge, not a product."""
+    kept, index = [], 0
+    names = [m for m in medicines if m.payload != "not"]
+    for hit in analytes:
+        while index < len(names) and names[index].end <= hit.start:
+            index += 1
+        if index < len(names) and names[index].start <= hit.start and hit.end <= names[index].end:
+            continue
+        kept.append(hit)
+    return kept
+
+
+def _decimals(text: str, analytes: list[Hit]) -> str:
+    """Decimal points written another way, rewritten in place (the same length, so spans still
+    slice ``cased``): a full-width 。 between digits (PH6。0), and a comma between digits right
+    after an analyte word, a colon or a blank between (血钾5,3 → 5.3, 血钾：5,3). Any other comma
+    between digits stays a separator: 血脂5,3 is 5 and 3 (血脂 is not an analyte of the
+    dictionary, and a list is as likely), and so are 血钾5,3,4 and 血钾5,3天前."""
+    points: list[int] = []
+    index = text.find("。")
+    while index != -1:  # a handful of sentence ends: a look at each, not a regex pass
+        if 0 < index < len(text) - 1 and "0" <= text[index - 1] <= "9" and "0" <= text[index + 1] <= "9":
+            points.append(index)
+        index = text.find("。", index + 1)
+    if "," in text:
+        for hit in analytes:  # one anchored match after each analyte word
+            m = _COMMA_DECIMAL.match(text, hit.end)
+            if m:
+                points.append(m.start(1))
+    if not points:
+        return text
+    chars = list(text)
+    for index in points:
+        chars[index] = "."
+    return "".join(chars)
+
+
 def _masked(masks: list[tuple[int, int]], start: int) -> bool:
     """Whether ``start`` lies inside one of ``masks``: lexicon hits, in text order with increasing
     starts and ends, so the last one opening at or before ``start`` is the only candidate (a search,
@@ -576,6 +791,8 @@ def _masked(masks: list[tuple[int, int]], start: int) -> bool:
 
 
 _build_result = builder(SlotsResult)
+_SENTENCE_END = re.compile(f"[{_SENTENCE_ENDS}]")
+_COMMA_DECIMAL = re.compile("[ :=是为]{0,2}[0-9]{1,2}(,)[0-9]{1,2}(?![0-9.,天个次岁周月年号日点])")
 
 
 def _food_in_clause(d: _Draft, m: re.Match[str]) -> bool:
@@ -604,6 +821,8 @@ def _is_bare_span(d: _Draft, m: re.Match[str]) -> bool:
     start, end = m.span()
     if start and d.text[start - 1] in "第每":
         return False
+    if _PREGNANT in d.text[max(0, start - 2) : start]:
+        return False  # 孕22周, 早孕22周: weeks of a pregnancy
     if d.text.startswith(("后", "以后", "之后"), end):
         return False
     return _FREQUENCY.match(d.text, end) is None

@@ -1,0 +1,123 @@
+"""extract_slots on values as parents write them (SPEC §4.4 "As parents write them").
+
+One row per form, each with rows that read it and rows that must not: ages in months, days and
+weeks, a weight after the age, the current over the birth weight, body temperature, other
+people's values, pregnancy weeks, drug salts, and decimal points written as 。 or a comma.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from app.router.slots import SlotExtractor
+from app.router.text import views
+
+REFERENCE = date(2026, 3, 10)
+
+# (id, text, {field: expected})
+AGES = [
+    ("N个月 before a child word", "十七个月男宝，最近不爱吃饭", {"age_years": 1.42}),
+    ("N个月 after a child word", "宝宝17个月了", {"age_years": 1.42}),
+    ("N个半月 after a child word", "女宝宝九个半月，能吃蛋黄吗", {"age_years": 0.79}),
+    ("N个半月 is 9.5 months as a number too", "女宝宝九个半月", {"number": [{"value": 9.5, "unit": "个月", "raw": "九个半月"}]}),
+    ("一岁零三个月", "孩子一岁零三个月", {"age_years": 1.25}),
+    ("一岁又三个月", "孩子一岁又三个月", {"age_years": 1.25}),
+    ("两岁十个月", "两岁十个月的女孩", {"age_years": 2.83}),
+    ("2岁3个月", "儿子2岁3个月", {"age_years": 2.25}),
+    ("一岁半", "一岁半的宝宝", {"age_years": 1.5}),
+    ("三岁两个月", "女儿三岁两个月", {"age_years": 3.17}),
+    ("两周岁", "孩子两周岁", {"age_years": 2.0}),
+    ("N天 after a child word at a clause end", "宝宝47天，黄疸还没退", {"age_years": 0.13}),
+    ("N天的 + child word", "47天的宝宝", {"age_years": 0.13}),
+    ("出生N天", "出生10天，吃奶少", {"age_years": 0.03}),
+    ("降生N天", "降生10天", {"age_years": 0.03}),
+    ("N周大", "3周大的婴儿", {"age_years": 0.06}),
+    ("满月", "宝宝刚满月", {"age_years": 0.08}),
+    # refusals
+    ("a bare N个月 is no age", "吃了三个月的药", {"age_years": None}),
+    ("宝宝N天 before an event is a duration, no age", "宝宝3天没大便", {"age_years": None}),
+    ("未满月 is less than a month, no age", "宝宝还未满月", {"age_years": None}),
+    ("孩子N个月前 is a date, no age", "孩子3个月前查过", {"age_years": None}),
+    ("N岁前 is a past age", "12岁前有过肾炎", {"age_years": None}),
+    ("N岁到M岁 is a range", "从12岁到20岁都没有复发", {"age_years": None}),
+    ("三个多月 is an approximation", "宝宝三个多月", {"age_years": None}),
+]
+
+WEIGHTS = [
+    ("a weight right after the age, without 体重", "十七个月男宝，12公斤", {"age_years": 1.42, "weight_kg": 12.0}),
+    ("斤 right after the age", "宝宝8个月，16斤", {"weight_kg": 8.0}),
+    ("the current weight over the birth weight", "出生体重5.3斤，现体重8斤", {"weight_kg": 4.0}),
+    ("the birth weight after the current one does not replace it", "体重8斤，出生体重5.3斤", {"weight_kg": 4.0}),
+    ("the birth weight alone is the weight read", "出生体重3.2公斤", {"weight_kg": 3.2}),
+    ("a current weight said without 体重", "以前140斤，现在126斤", {"weight_kg": 63.0}),
+    ("this year's over last year's", "体重前年60公斤今年64公斤", {"weight_kg": 64.0}),
+    # refusals
+    ("a weight far from the age is no weight", "孩子3岁，上周在外婆家里吃饭的时候长了2公斤", {"weight_kg": None}),
+    ("a weight in the next sentence is no weight", "孩子3岁。2公斤", {"weight_kg": None}),
+    ("斤 of a food after the age is a portion", "孩子3岁，一斤猪肉", {"weight_kg": None}),
+    ("no age, no 体重: a bare 公斤 is no weight", "买了12公斤大米", {"weight_kg": None}),
+]
+
+TEMPERATURES = [
+    ("体温 + ℃", "体温38.5℃", {"temperature_c": 38.5}),
+    ("发烧 + 度", "孩子发烧39度", {"temperature_c": 39.0}),
+    ("烧到 + °C", "烧到39.2°C", {"temperature_c": 39.2}),
+    ("最高 + 度, another clause of the sentence", "发烧两天，最高40度", {"temperature_c": 40.0}),
+    ("the highest of several", "体温晚上36度8到38度2", {"temperature_c": 38.2}),
+    ("a Chinese numeral with a tenth after 度", "烧到三十八度五", {"temperature_c": 38.5}),
+    ("36度4 is one number", "体温36度4", {"number": [{"value": 36.4, "unit": "度", "raw": "36度4"}]}),
+    # refusals
+    ("no unit is no temperature", "低烧38.2", {"temperature_c": None}),
+    ("no temperature word is no temperature", "今天38度，很热", {"temperature_c": None}),
+    ("outside 35–43 is no temperature", "体温计掉到了45度的水里", {"temperature_c": None}),
+    ("a temperature word in another sentence does not count", "昨天发烧了。今天38度", {"temperature_c": None}),
+    ("发烧 without a number is no temperature", "孩子发烧了", {"temperature_c": None}),
+]
+
+OTHER_PEOPLE = [
+    ("我爸's age is not the patient's", "我爸今年81岁，有糖尿病", {"age_years": None, "number": [{"value": 81, "unit": "岁", "raw": "81岁"}]}),
+    ("孕N周 of 老婆 is no window", "我老婆早孕22周了", {"time_window_days": None}),
+    ("孕N周 is no window, whoever says it", "孕22周", {"time_window_days": None}),
+    ("another person's weight is not the patient's", "老公体重80公斤", {"weight_kg": None}),
+    ("another person's temperature is not the patient's", "我妈发烧39度", {"temperature_c": None}),
+    ("another person's height is not the patient's", "我老公身高180cm", {"height_cm": None}),
+    ("the child named after another person owns the next value", "我爸77岁，孩子3岁", {"age_years": 3.0}),
+    ("a value followed by a child word is the child's", "我表姐四岁的儿子", {"age_years": 4.0}),
+    ("another person's child is the child the text asks about", "同事的孩子今年6岁", {"age_years": 6.0}),
+    # the patient's own values still fill
+    ("the writer's age fills", "我今年14岁", {"age_years": 14.0}),
+    ("a bare week count is still a window", "两周", {"time_window_days": 14}),
+]
+
+SALTS_AND_DECIMALS = [
+    ("a drug salt is no analyte", "输了氯化钠注射液，血尿酸567", {"analyte": []}),
+    ("碳酸钙 is no calcium result", "每天吃碳酸钙", {"analyte": []}),
+    ("the analyte next to a salt still counts", "吃碳酸氢钠以后血钾5.0", {"analyte": ["potassium"]}),
+    ("。 between digits is a decimal point", "PH6。0", {"number": [{"value": 6.0, "unit": None, "raw": "6。0"}]}),
+    ("。 after a number still ends the sentence", "血钾5。孩子很好", {"number": [{"value": 5, "unit": None, "raw": "5"}]}),
+    ("a comma between digits after an analyte is a decimal point", "血钾5,3", {"number": [{"value": 5.3, "unit": None, "raw": "5,3"}]}),
+    ("a comma after an analyte and a colon", "血钾：5,3", {"number": [{"value": 5.3, "unit": None, "raw": "5,3"}]}),
+    ("a comma between digits without an analyte stays two numbers", "血脂5,3",
+     {"number": [{"value": 5, "unit": None, "raw": "5"}, {"value": 3, "unit": None, "raw": "3"}]}),
+    ("a list of three stays three numbers", "血钾5,3,4", {"number": [{"value": 5, "unit": None, "raw": "5"}, {"value": 3, "unit": None, "raw": "3"}, {"value": 4, "unit": None, "raw": "4"}]}),
+    ("a comma before a unit stays a separator", "血钾5,3天前查的",
+     {"number": [{"value": 5, "unit": None, "raw": "5"}], "date": ["2026-03-07"]}),
+]
+
+ROWS = AGES + WEIGHTS + TEMPERATURES + OTHER_PEOPLE + SALTS_AND_DECIMALS
+
+
+@pytest.fixture(scope="module")
+def extractor(policy) -> SlotExtractor:
+    return SlotExtractor(policy)
+
+
+@pytest.mark.parametrize(("text", "expected"), [r[1:] for r in ROWS], ids=[r[0] for r in ROWS])
+def test_as_parents_write_them(policy, extractor: SlotExtractor, text: str, expected: dict) -> None:
+    v = views(text)
+    got = extractor.extract(v, policy.lexicon.scan(v.text), REFERENCE, policy.policy_version).model_dump()
+    for field, want in expected.items():
+        assert got[field] == want, (field, got[field])
+        assert type(got[field]) is type(want), field
