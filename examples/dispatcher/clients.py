@@ -61,7 +61,10 @@ class Tools:
 
     async def call(self, server: str, tool: str, args: dict[str, Any]) -> dict[str, Any]:
         """structuredContent of the result; ToolError on `isError: true`."""
-        self.log.append({"server": server, "tool": tool, "caller": args.get("caller")})
+        entry = {"server": server, "tool": tool, "caller": args.get("caller")}
+        if "acknowledged_red_flags" in args:
+            entry["acknowledged_red_flags"] = args["acknowledged_red_flags"]
+        self.log.append(entry)
         message = await self.by_server[server][tool].ainvoke({"type": "tool_call", "id": uuid.uuid4().hex, "name": tool, "args": args})
         assert isinstance(message, ToolMessage)
         if message.status == "error":
