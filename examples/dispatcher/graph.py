@@ -75,6 +75,7 @@ class State(TypedDict, total=False):
     route_text: str  # what the next routing sends (the text, the text + a clarify reply, or a confirm answer)
     acknowledged: list[str]  # concept ids the user said are not happening now (never from text)
     confirmed_now: bool  # the user answered "yes" to a confirm question
+    flagged: list[str]  # the concepts of that question
     routes: int
     route: dict[str, Any]
     plan: dict[str, Any]
@@ -87,7 +88,7 @@ class State(TypedDict, total=False):
 
 def turn_input(text: str) -> State:
     """A new user turn: per-turn fields reset (acknowledgements too: they answer one question)."""
-    return {"text": text, "route_text": "", "acknowledged": [], "confirmed_now": False, "routes": 0,
+    return {"text": text, "route_text": "", "acknowledged": [], "confirmed_now": False, "flagged": [], "routes": 0,
             "plan": {}, "handoff": {}, "proposals": [], "result": {}, "answer": ""}
 
 
@@ -126,7 +127,8 @@ def build(tools: Tools, classifier: Classifier, *, reference_date: str | None = 
 
     async def escalate(state: State) -> State:
         route_result = state["route"]
-        concepts = sorted({flag["concept"] for flag in route_result.get("red_flags") or []})
+        # The confirm question's concepts count too: after a bare "yes" the answer itself may flag nothing.
+        concepts = sorted({*(flag["concept"] for flag in route_result.get("red_flags") or []), *state.get("flagged", [])})
         proposal = {
             "for_role": "risk_warning", "tool": "trigger_warning_event", "mcp": "a207-notify-mcp",
             "args": {"patient_id": state.get("patient_id"), "concepts": concepts, "reason_code": route_result.get("reason_code")},
@@ -148,7 +150,7 @@ def build(tools: Tools, classifier: Classifier, *, reference_date: str | None = 
             acknowledged = sorted({*state.get("acknowledged", []), *(flag["concept"] for flag in flags)})
             return {"acknowledged": acknowledged, "route_text": state["text"], "path": ["confirm:no"]}
         # Anything but a clear "no" is treated as "yes": the answer itself is routed, and escalates.
-        return {"confirmed_now": True, "route_text": text, "path": ["confirm:yes"]}
+        return {"confirmed_now": True, "flagged": sorted({flag["concept"] for flag in flags}), "route_text": text, "path": ["confirm:yes"]}
 
     async def denied(state: State) -> State:
         route_result = state["route"]
