@@ -306,7 +306,10 @@ async def evaluate(router_url: str | None, token: str, stub: str | None) -> dict
         outcomes = []
         async with open_graph(tools, ScriptedClassifier(), None, REFERENCE_DATE) as graph:
             for case in CASES:
-                outcome = await run_case(case, tools, graph, env, stub)
+                try:
+                    outcome = await run_case(case, tools, graph, env, stub)
+                except Exception as exc:  # a crash is one failed conversation, and the others still run
+                    outcome = Outcome(case.id, case.kind, "fail", [f"crashed: {type(exc).__name__}: {exc}"], [], 0, 0, 0)
                 if case.needs_confirm and not has_confirm:
                     outcome.status = "needs router with confirm"
                 outcomes.append(outcome)

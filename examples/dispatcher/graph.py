@@ -189,7 +189,10 @@ def build(tools: Tools, classifier: Classifier, *, reference_date: str | None = 
         gate_args: dict[str, Any] = {"intent": intent, "caller": state["caller"], "target_mcp": target}
         if state.get("acknowledged") and ack_supported:
             gate_args["acknowledged_red_flags"] = state["acknowledged"]
-        gate = await tools.call(ROUTER, "check_safety_gate", gate_args)
+        try:
+            gate = await tools.call(ROUTER, "check_safety_gate", gate_args)
+        except ToolError:
+            return {"answer": _ROUTER_ERROR, "path": ["review:error"]}
         if not gate.get("allow"):
             route_result = {**state["route"], "status": "denied", "delegate_to": gate.get("delegate_to"),
                             "reason_code": gate.get("reason_code")}
@@ -206,7 +209,10 @@ def build(tools: Tools, classifier: Classifier, *, reference_date: str | None = 
     async def authorize(state: State) -> State:
         plan = state.get("plan") or _plan_from_route(state["route"])
         action = plan["write_tool"] or "read"
-        permission = await tools.call(ROUTER, "check_permission", {"caller": state["caller"], "mcp": plan["mcp"], "action": action})
+        try:
+            permission = await tools.call(ROUTER, "check_permission", {"caller": state["caller"], "mcp": plan["mcp"], "action": action})
+        except ToolError:
+            return {"plan": plan, "answer": _ROUTER_ERROR, "path": ["authorize:error"]}
         if not permission.get("allow"):
             return {"plan": plan, "answer": f"抱歉，没有权限（{permission.get('reason_code')}）。", "path": ["authorize:denied"]}
         plan = {**plan, "requires_confirmation": plan["requires_confirmation"] or bool(permission.get("requires_confirmation")),
@@ -246,7 +252,7 @@ def build(tools: Tools, classifier: Classifier, *, reference_date: str | None = 
 
     async def error(state: State) -> State:
         # A router error or an unknown status: fail closed, nothing runs.
-        return {"answer": "路由服务暂时无法做出决定，未执行任何操作。", "path": ["error"]}
+        return {"answer": _ROUTER_ERROR, "path": ["error"]}
 
     graph = StateGraph(State)
     for name, node in [("route", route), ("escalate", escalate), ("confirm", confirm), ("denied", denied),
@@ -265,6 +271,7 @@ def build(tools: Tools, classifier: Classifier, *, reference_date: str | None = 
     return graph
 
 
+_ROUTER_ERROR = "路由服务暂时无法做出决定，未执行任何操作。"
 _ROLE_NAMES = {"doctor_assistant": "医生助手", "nutritionist": "营养师", "risk_warning": "风险预警助手"}
 
 
