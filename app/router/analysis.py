@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from . import numerals
 from .lexicon import Hit, Hits
 from .policy import Policy, WriteTool
+from .redflags import Flag, red_flags
 from .text import TextViews, views
 
 # An identifier-shaped token with an underscore: how a tool name appears inside text.
@@ -34,32 +35,34 @@ class Analysis:
     views: TextViews
     hits: Hits  # scan of the text view: intent keywords and slot dictionaries
     squashed_hits: Hits  # scan of the squashed view (the same object when both views are equal)
-    p0: list[str]
+    red_flags: list[Flag]  # every red-flag mention in text order, with its context (SPEC §4.7)
+    current: list[str]  # distinct terms of the current mentions: these halt
     staging: list[str]
     writes: list[WriteRef]
 
 
-def analyze(policy: Policy, raw: str) -> Analysis:
+def analyze(policy: Policy, raw: str, caller: str | None = None) -> Analysis:
+    """``caller`` decides whether 我 / 本人 / 自己 are the patient (SPEC §4.7 subjects); None for
+    classify_intent, which has no caller."""
     v = views(raw)
     hits = policy.lexicon.scan(v.text)
     squashed = policy.redline.scan(v.squashed) if v.squashed != v.text else hits
-    # Most texts have no P0, staging, critical or write word: ``get`` spares building empty lists.
+    # Most texts have no red-flag, staging, critical or write word: ``get`` spares empty lists.
     get, get_squashed = hits.get, squashed.get
-    p0 = _terms(get("p0"), get_squashed("p0"), "term")
-    if "critical" in hits:
-        p0.extend(_critical_values(policy, v.text, hits))
+    critical = _critical_values(policy, v.text, hits) if "critical" in hits else []
+    flags = red_flags(policy.red_flags, v, hits, squashed, critical, caller)
+    current = list(dict.fromkeys([f.term for f in flags if f.context == "current"])) if flags else []
     staging = _terms(get("staging"), get_squashed("staging"))
     writes = _writes(policy, v.text, hits, squashed) if "write" in hits or "write" in squashed or "_" in v.text else []
-    return Analysis(v, hits, squashed, p0, staging, writes)
+    return Analysis(v, hits, squashed, flags, current, staging, writes)
 
 
-def _terms(first: list[Hit] | None, second: list[Hit] | None, payload: object = None) -> list[str]:
-    """Distinct terms, text-view hits first, then what only the squashed view revealed; only the
-    hits with ``payload`` when one is given (P0 terms, not their safe phrases)."""
+def _terms(first: list[Hit] | None, second: list[Hit] | None) -> list[str]:
+    """Distinct terms, text-view hits first, then what only the squashed view revealed."""
     if not first and not second:
         return []
     found = (first or []) + (second or [])
-    return list(dict.fromkeys([h.term for h in found if payload is None or h.payload == payload]))
+    return list(dict.fromkeys([h.term for h in found]))
 
 
 # A number in Arabic digits or a Chinese numeral (七点二), and whatever unit-like text follows it.
@@ -69,12 +72,13 @@ _NUMBER = re.compile(
 _CLAUSE_END = re.compile("[，。！？；,!?;]")
 
 
-def _critical_values(policy: Policy, text: str, hits: Hits) -> list[str]:
+def _critical_values(policy: Policy, text: str, hits: Hits) -> list[tuple[int, int, int]]:
     """Each analyte word, then the rest of its clause within the rule's window: any number there at
-    or above the threshold, unit absent or allowed, is a critical value (血钾从5.0升到6.9 halts)."""
-    found: list[str] = []
+    or above the threshold, unit absent or allowed, is a critical value (血钾从5.0升到6.9 halts).
+    Found as (start, end, rule index): a red-flag mention reports the rule's name, not the text."""
+    found: list[tuple[int, int, int]] = []
     for word in hits.group("critical"):
-        rule = policy.critical_values[word.payload]
+        rule = policy.red_flags.critical_values[word.payload]
         limit = word.end + rule.window
         # A clause break right after the word (血钾，6.8 / 血钾：6.8) still belongs to it.
         cut = _CLAUSE_END.search(text, word.end + 1, limit)
@@ -88,9 +92,9 @@ def _critical_values(policy: Policy, text: str, hits: Hits) -> list[str]:
             if value is None or (unit and unit not in rule.units):
                 continue
             if rule.threshold <= value <= rule.plausible_max:
-                found.append(text[word.start : number.end()].rstrip())
+                found.append((word.start, number.end(1), word.payload))
                 break
-    return list(dict.fromkeys(found))
+    return found
 
 
 def lookup_write_tool(policy: Policy, name: str) -> WriteTool | None:

@@ -1,6 +1,7 @@
 """Rule-based intent classification (SPEC §4.2).
 
-A P0 hit forces ``emergency_red_flag``. Otherwise each intent scores the sum of the lengths of its
+A current red flag (SPEC §4.7) forces ``emergency_red_flag``; a red flag in any other context does
+not force an intent (it is reported in ``red_flags``). Otherwise each intent scores the sum of the lengths of its
 distinct matched keywords (a keyword inside a longer matched keyword does not count); the highest
 wins, ties going to the higher priority (P0 … P5), then to the order of the policy's table.
 No hit is ``unknown`` with ``fallback="llm"``: the upper layer may classify softly, and its
@@ -56,8 +57,8 @@ class Classification:
 
 
 def classify(policy: Policy, analysis: Analysis) -> Classification:
-    if analysis.p0:
-        scored = Scored(policy.emergency, sum(map(len, analysis.p0)), tuple(analysis.p0))
+    if analysis.current:  # a red flag that describes the patient now (SPEC §4.7); others only report
+        scored = Scored(policy.emergency, sum(map(len, analysis.current)), tuple(analysis.current))
         return Classification(scored, (scored,), emergency=True)
     # Keywords are read on the text view; only when it has none does the squashed view speak, so
     # "分 期" or "化 验 单" still classify while spacing never adds a second intent to a real match.

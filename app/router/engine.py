@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ValidationError
 
 from .analysis import Analysis, analyze
 from .classify import Classification, classify
-from .gate import Resolution, Verdict, gate, permission
+from .gate import Resolution, Verdict, gate, permission, unacknowledged
 from .models import (
     ArgumentError,
     Candidate,
@@ -27,6 +27,7 @@ from .models import (
     GateResult,
     PermissionArgs,
     PermissionResult,
+    RedFlag,
     RouteArgs,
     RouteResult,
     SlotsArgs,
@@ -43,6 +44,7 @@ _route_result = builder(RouteResult)
 _classify_result = builder(ClassifyResult)
 _permission_result = builder(PermissionResult)
 _candidate = builder(Candidate)
+_red_flag = builder(RedFlag)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +90,7 @@ class Router:
         self.limits = limits
         self.scope = scope
         self.policy_version = policy.policy_version
+        self._concepts = frozenset(policy.red_flags.concept_ids)
         self._slots = SlotExtractor(policy)
         zone = ZoneInfo(limits.timezone)
         self._today = today or (lambda: datetime.now(zone).date())
@@ -121,16 +124,22 @@ class Router:
         for name in spec.text_fields:
             if len(getattr(args, name)) > limit:
                 raise ArgumentError(name, f"must be at most {limit} characters")
+        acknowledged = getattr(args, "acknowledged_red_flags", None)
+        if acknowledged and not self._concepts.issuperset(acknowledged):
+            raise ArgumentError("acknowledged_red_flags", "must list known red-flag concept ids")
         return self._methods[tool](**{name: getattr(args, name) for name in spec.args.model_fields})
 
     # ----------------------------------------------------------------------------------------
     # The five tools
     # ----------------------------------------------------------------------------------------
 
-    def check_safety_gate(self, intent: str, caller: str, target_mcp: str = "") -> GateResult:
-        analysis = analyze(self.policy, intent)
-        verdict, resolution = gate(self.policy, self.scope, analysis, caller, target_mcp)
-        return self._gate_result(verdict, resolution)
+    def check_safety_gate(
+        self, intent: str, caller: str, target_mcp: str = "", acknowledged_red_flags: Iterable[str] = ()
+    ) -> GateResult:
+        analysis = analyze(self.policy, intent, caller)
+        acknowledged = frozenset(acknowledged_red_flags)
+        verdict, resolution = gate(self.policy, self.scope, analysis, caller, target_mcp, acknowledged=acknowledged)
+        return self._gate_result(verdict, resolution, _red_flags(analysis, acknowledged))
 
     def classify_intent(self, text: str) -> ClassifyResult:
         analysis = analyze(self.policy, text)
@@ -147,6 +156,7 @@ class Router:
             "candidates": [_candidate({"intent": s.intent.name, "mcp": s.intent.mcp, "score": s.score}) for s in result.ranked],
             "fallback": "halt" if result.emergency else ("llm" if best is None else None),
             "note": result.note(),
+            "red_flags": _red_flags(analysis, frozenset()),
             "policy_version": self.policy_version,
         })
 
@@ -173,20 +183,26 @@ class Router:
         caller: str,
         patient_id: str | None = None,
         reference_date: str | date | None = None,
+        acknowledged_red_flags: Iterable[str] = (),
     ) -> RouteResult:
-        analysis = analyze(self.policy, text)
+        analysis = analyze(self.policy, text, caller)
+        acknowledged = frozenset(acknowledged_red_flags)
         slots = self._slots.extract(analysis.views, analysis.hits, self._reference(reference_date), self.policy_version)
         result = classify(self.policy, analysis)
-        route = _Route(self, result, slots, patient_id)
+        route = _Route(self, result, slots, patient_id, _red_flags(analysis, acknowledged))
         if result.emergency:
             return route.done("halt", "p0_emergency", "emergency red flag: stop all business calls and escalate", fallback="halt")
+        if analysis.red_flags and unacknowledged(analysis, acknowledged):
+            route.mcp = None  # nothing is decided until the user answers
+            return route.done("confirm", "p0_confirm_current",
+                              "a red flag is mentioned: ask whether it is happening to the patient now")
         if result.best is None:
             return route.done("review", "unknown_intent", "no rule matched: classify softly, then pass the gate again", fallback="llm")
         if result.confidence < self.limits.min_confidence:
             return route.done("review", "low_confidence", "rule match too weak: review, then pass the gate again", fallback="llm")
 
-        verdict, resolution = gate(self.policy, self.scope, analysis, caller, "", result)
-        route.gate = self._gate_result(verdict, resolution)
+        verdict, resolution = gate(self.policy, self.scope, analysis, caller, "", result, acknowledged)
+        route.gate = self._gate_result(verdict, resolution, route.red_flags)
         route.mcp = resolution.mcp or route.mcp
         if not verdict.allow:
             return route.done("denied", verdict.reason_code, verdict.reason, delegate_to=verdict.delegate_to)
@@ -233,7 +249,7 @@ class Router:
             return reference_date
         return date.fromisoformat(reference_date)
 
-    def _gate_result(self, verdict: Verdict, resolution: Resolution) -> GateResult:
+    def _gate_result(self, verdict: Verdict, resolution: Resolution, red_flags: list[RedFlag]) -> GateResult:
         return _gate_result({
             "allow": verdict.allow,
             "reason": verdict.reason,
@@ -243,6 +259,7 @@ class Router:
             "delegate_to": verdict.delegate_to,
             "requires_confirmation": verdict.requires_confirmation,
             "matched_keywords": verdict.matched,
+            "red_flags": red_flags,
             "resolved_intent": resolution.intent,
             "resolved_mcp": resolution.mcp,
             "write_tool": verdict.write_tool or (resolution.writes[0].name if resolution.writes else None),
@@ -254,8 +271,11 @@ class Router:
 class _Route:
     """The parts of a route_request result known so far; ``done`` seals one status."""
 
-    def __init__(self, router: Router, result: Classification, slots: SlotsResult, patient_id: str | None):
+    def __init__(
+        self, router: Router, result: Classification, slots: SlotsResult, patient_id: str | None, red_flags: list[RedFlag]
+    ):
         self.router = router
+        self.red_flags = red_flags
         self.result = result
         self.slots = slots
         self.patient_id = patient_id
@@ -289,7 +309,18 @@ class _Route:
             "requires_confirmation": requires_confirmation,
             "limited_view": limited_view,
             "fallback": fallback,
+            "red_flags": self.red_flags,
             "reason": reason,
             "reason_code": reason_code,
             "policy_version": self.router.policy_version,
         })
+
+
+def _red_flags(analysis: Analysis, acknowledged: frozenset[str]) -> list[RedFlag]:
+    """The result's ``red_flags``: every mention, marked when its concept is acknowledged."""
+    if not analysis.red_flags:
+        return []
+    return [
+        _red_flag({"concept": f.concept, "term": f.term, "context": f.context, "acknowledged": f.concept in acknowledged})
+        for f in dict.fromkeys(analysis.red_flags)  # the same mention twice is reported once
+    ]

@@ -1,7 +1,7 @@
 """The safety gate and the permission matrix (SPEC §4.1, §4.3).
 
-Fixed order: P0 → INPUT → MX-1 → MX-2 → MX-3 → permission matrix → PASS; the first stage that
-decides wins. Every denial is a value (``Verdict``), never an exception. ``check_permission``
+Fixed order: P0 (a current red flag halts; any other red flag not acknowledged asks) → INPUT →
+MX-1 → MX-2 → MX-3 → permission matrix → PASS; the first stage that decides wins. Every denial is a value (``Verdict``), never an exception. ``check_permission``
 shares the MX-3 and matrix steps, so a write tool is decided the same way by both tools.
 """
 
@@ -44,8 +44,8 @@ class Verdict:
 
 def resolve(policy: Policy, analysis: Analysis, classification: Classification | None = None) -> Resolution:
     """A registered or write-looking tool name, a write alias, an intent name, or classified text."""
-    if analysis.p0:
-        return Resolution(policy.emergency.name, policy.router_mcp, matched=tuple(analysis.p0))
+    if analysis.current:
+        return Resolution(policy.emergency.name, policy.router_mcp, matched=tuple(analysis.current))
     key = analysis.views.text.strip()
     if key.isascii() and _IDENTIFIER.fullmatch(key):  # isascii is O(1) on str
         intent = policy.intent_by_name.get(key)
@@ -76,11 +76,20 @@ def gate(
     caller: str,
     target_mcp: str,
     classification: Classification | None = None,
+    acknowledged: frozenset[str] = frozenset(),
 ) -> tuple[Verdict, Resolution]:
     """The first denial, or a pass. ``classification`` of the same analysis may be handed in
-    (route_request has it already) to spare classifying the text twice."""
+    (route_request has it already) to spare classifying the text twice. ``acknowledged``: the
+    concepts the user said are not happening now (SPEC §4.7); they never lift a current one."""
     resolution = resolve(policy, analysis, classification)
-    return _first_denial(policy, scope, analysis, resolution, caller, target_mcp), resolution
+    return _first_denial(policy, scope, analysis, resolution, caller, target_mcp, acknowledged), resolution
+
+
+def unacknowledged(analysis: Analysis, acknowledged: frozenset[str]) -> list[str]:
+    """Terms of the non-current red flags whose concept is not acknowledged: these ask."""
+    return list(dict.fromkeys(
+        [f.term for f in analysis.red_flags if f.context != "current" and f.concept not in acknowledged]
+    ))
 
 
 def _first_denial(
@@ -90,9 +99,16 @@ def _first_denial(
     resolution: Resolution,
     caller: str,
     target_mcp: str,
+    acknowledged: frozenset[str],
 ) -> Verdict:
-    if analysis.p0:
-        return Verdict(False, "P0_EMERGENCY", "p0_emergency", "emergency red flag: stop and escalate", matched=list(analysis.p0))
+    if analysis.red_flags:
+        if analysis.current:
+            return Verdict(False, "P0_EMERGENCY", "p0_emergency", "emergency red flag: stop and escalate",
+                           matched=list(analysis.current))
+        asking = unacknowledged(analysis, acknowledged)
+        if asking:
+            return Verdict(False, "P0_CONFIRM", "p0_confirm_current",
+                           "a red flag is mentioned: ask whether it is happening to the patient now", matched=asking)
 
     denial = check_input(policy, scope, caller, target_mcp or None)
     if denial:

@@ -25,6 +25,7 @@ __all__ = [
     "PermissionArgs",
     "PermissionResult",
     "Quantity",
+    "RedFlag",
     "RouteArgs",
     "RouteResult",
     "SlotsArgs",
@@ -62,6 +63,19 @@ IsoDate = Annotated[
     Field(json_schema_extra={"format": "date"}),
 ]
 PatientId = Annotated[str, StringConstraints(pattern=r"^P[0-9]{4,}$")]
+ConceptId = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]{0,63}$")]
+# The dispatcher's session says which red-flag concepts the user answered "not happening now" to
+# (SPEC §4.7). Known concept ids only (checked against the loaded policy in Router.call).
+Acknowledged = Annotated[
+    list[ConceptId],
+    Field(
+        default_factory=list,
+        max_length=32,
+        description="Red-flag concept ids (e.g. 'seizure') that the user, asked by the dispatcher after a "
+        "'confirm', answered are not happening to the patient now. A non-current mention of these no longer "
+        "asks; a current one still halts. At most 32, each a known concept id. Never taken from text.",
+    ),
+]
 
 ROLE_HELP = "dispatcher, doctor_assistant, nutritionist, parent_assistant, child_companion or risk_warning"
 
@@ -82,6 +96,7 @@ class GateArgs(_Args):
         description="Registry name of the business MCP server to be called, e.g. 'a207-lis-mcp'. "
         "Empty: the server is resolved from `intent`.",
     )
+    acknowledged_red_flags: Acknowledged
 
 
 class ClassifyArgs(_Args):
@@ -118,6 +133,7 @@ class RouteArgs(_Args):
     reference_date: IsoDate | None = Field(
         default=None, description="Date for resolving relative dates, YYYY-MM-DD. Default: today."
     )
+    acknowledged_red_flags: Acknowledged
 
 
 # --------------------------------------------------------------------------------------------
@@ -126,6 +142,7 @@ class RouteArgs(_Args):
 
 GATE_REASON_CODES = (
     "p0_emergency",
+    "p0_confirm_current",
     "caller_unknown",
     "caller_out_of_scope",
     "target_unknown",
@@ -144,9 +161,9 @@ GATE_REASON_CODES = (
 )
 # route_request's own codes; a denial carries the gate's code, a pass never reaches the result.
 ROUTE_REASON_CODES = (
-    "p0_emergency", "unknown_intent", "low_confidence", "patient_out_of_context", "missing_slot",
+    "p0_emergency", "p0_confirm_current", "unknown_intent", "low_confidence", "patient_out_of_context", "missing_slot",
     "ambiguous_slot", "proceed",
-) + tuple(c for c in GATE_REASON_CODES if c not in ("p0_emergency", "pass"))
+) + tuple(c for c in GATE_REASON_CODES if c not in ("p0_emergency", "p0_confirm_current", "pass"))
 ReasonCode = Literal[GATE_REASON_CODES]  # type: ignore[valid-type]
 RouteReasonCode = Literal[ROUTE_REASON_CODES]  # type: ignore[valid-type]
 PolicyVersion = Annotated[str, Field(description="Policy file version + first 12 hex of its sha256.")]
@@ -156,6 +173,20 @@ class _Result(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class RedFlag(_Result):
+    concept: str = Field(description="The red-flag concept id, e.g. 'seizure', 'infant_fever'.")
+    term: str = Field(description="The policy term or pattern name that matched (never text of the request).")
+    context: Literal["current", "negated", "other_person", "historical", "hypothetical"] = Field(
+        description="current halts; any other context asks ('confirm') unless the concept is acknowledged."
+    )
+    acknowledged: bool = Field(description="The concept is in `acknowledged_red_flags`.")
+
+
+RedFlags = Annotated[
+    list[RedFlag], Field(description="Every red-flag mention in text order with its context (SPEC §4.7).")
+]
+
+
 class GateResult(_Result):
     allow: bool = Field(description="True only when every rule let the call through.")
     reason: str = Field(description="Short human-readable explanation.")
@@ -163,12 +194,14 @@ class GateResult(_Result):
     applied_rule: Literal["MX-1", "MX-2", "MX-3", "none"] = Field(
         description="The mutual-exclusion rule that decided, or 'none'."
     )
-    gate: Literal["P0_EMERGENCY", "INPUT", "MX", "PERMISSION_MATRIX", "PASS"] = Field(
-        description="Which stage decided: P0 → INPUT → MX → PERMISSION_MATRIX → PASS."
+    gate: Literal["P0_EMERGENCY", "P0_CONFIRM", "INPUT", "MX", "PERMISSION_MATRIX", "PASS"] = Field(
+        description="Which stage decided: P0_EMERGENCY (a current red flag) → P0_CONFIRM (a red flag in another "
+        "context, not acknowledged: ask the user) → INPUT → MX → PERMISSION_MATRIX → PASS."
     )
     delegate_to: str | None = Field(description="Role to hand the request to (every MX-1 denial).")
     requires_confirmation: bool = Field(description="A human must confirm before the write (push_to_emr).")
     matched_keywords: list[str] = Field(description="Policy words found in `intent` that decided.")
+    red_flags: RedFlags
     resolved_intent: str | None = Field(description="The intent that `intent` resolved to.")
     resolved_mcp: str | None = Field(description="The MCP that `intent` resolved to (a write tool's own MCP).")
     write_tool: str | None = Field(description="The write tool that `intent` resolved to, if any.")
@@ -194,6 +227,7 @@ class ClassifyResult(_Result):
         description="'halt' on a P0 hit; 'llm' when no rule matched (the soft result must pass the gate again)."
     )
     note: str | None
+    red_flags: RedFlags
     policy_version: PolicyVersion
 
 
@@ -210,10 +244,12 @@ class PermissionResult(_Result):
 
 
 class RouteResult(_Result):
-    status: Literal["proceed", "clarify", "denied", "review", "halt"] = Field(
+    status: Literal["proceed", "clarify", "denied", "review", "confirm", "halt"] = Field(
         description="proceed: call `mcp`; clarify: ask the user for the missing/ambiguous slots; "
         "denied: do not call; review: a human or the upper model must decide, then pass the gate again; "
-        "halt: emergency, stop all business calls."
+        "confirm: a red flag is mentioned but not as happening now — ask the user whether it is happening "
+        "to the patient now (yes: resend the answer; no: resend the text with the `red_flags` concepts in "
+        "`acknowledged_red_flags`); halt: emergency, stop all business calls."
     )
     intent: str
     mcp: str | None
@@ -227,6 +263,7 @@ class RouteResult(_Result):
     requires_confirmation: bool
     limited_view: bool
     fallback: Literal["llm", "halt"] | None
+    red_flags: RedFlags
     reason: str
     reason_code: RouteReasonCode
     policy_version: PolicyVersion
@@ -264,6 +301,7 @@ _MESSAGES = {
     "model_attributes_type": "must be an object",
     "dict_type": "must be an object",
     "none_required": "must be null",
+    "list_type": "must be a list",
 }
 
 
@@ -272,6 +310,10 @@ def validation_message(error: dict) -> str:
     if kind == "value_error":
         # Our own validators' messages ("must be a calendar date…"); pydantic prefixes "Value error, ".
         return str(error.get("ctx", {}).get("error", "is invalid"))
+    if kind == "too_long":
+        return f"must have at most {error.get('ctx', {}).get('max_length')} items"
+    if kind == "string_pattern_mismatch" and error.get("loc", ("",))[0] == "acknowledged_red_flags":
+        return "must list red-flag concept ids"
     if kind == "string_pattern_mismatch" and error.get("loc", ("",))[-1] == "patient_id":
         return "must be P followed by at least 4 ASCII digits"
     return _MESSAGES.get(kind, "is invalid")

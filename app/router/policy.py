@@ -23,6 +23,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from .lexicon import Lexicon
+from .redflag_policy import ContextEntry, P0Entry, RedFlagRules, check as check_red_flags, compile_rules
 from .text import fold
 
 CELLS = ("R", "RL", "R/W", "-")
@@ -82,21 +83,6 @@ class WriteToolEntry(_Strict):
     aliases: Annotated[dict[NonEmpty, NonEmpty], Field(min_length=1)]
 
 
-class CriticalValueEntry(_Strict):
-    analyte: NonEmpty
-    words: Terms
-    threshold: Annotated[float, Field(gt=0)]
-    plausible_max: Annotated[float, Field(gt=0)]
-    units: Terms
-    window: Annotated[int, Field(ge=1, le=40)]
-
-
-class P0Entry(_Strict):
-    terms: Terms
-    safe_phrases: Terms
-    critical_values: Annotated[list[CriticalValueEntry], Field(min_length=1)]
-
-
 class StagingEntry(_Strict):
     terms: Terms
 
@@ -131,6 +117,7 @@ class PolicyFile(_Strict):
     rules: Rules
     write_tools: Annotated[list[WriteToolEntry], Field(min_length=1)]
     p0: P0Entry
+    context: ContextEntry
     staging: StagingEntry
     intents: Annotated[list[IntentEntry], Field(min_length=1)]
     route: RouteEntry
@@ -176,15 +163,6 @@ class SlotsPolicy:
 
 
 @dataclass(frozen=True, slots=True)
-class CriticalValue:
-    analyte: str
-    threshold: float
-    plausible_max: float
-    units: frozenset[str]
-    window: int  # the analyte's words are the lexicon's "critical" group, payload = this rule's index
-
-
-@dataclass(frozen=True, slots=True)
 class Mx1Rule:
     staging_denied_callers: frozenset[str]
     delegate_to: str
@@ -216,15 +194,14 @@ class Policy:
     intents: tuple[Intent, ...]
     intent_by_name: dict[str, Intent]
     intent_by_mcp: dict[str, Intent]
-    emergency: Intent  # the P0 intent: forced first, never scored
-    critical_values: tuple[CriticalValue, ...]
+    emergency: Intent  # the P0 intent: forced by a current red flag, never scored
+    red_flags: RedFlagRules  # concepts' patterns, critical values, infant fever, context cues
     lexicon: Lexicon  # every word list, scanned on the text view
     redline: Lexicon  # red-line words only, scanned on the squashed view
     intent_lexicon: Lexicon  # intent keywords, for the squashed view when the text view has none
     slots: SlotsPolicy
     write_required_slots: tuple[str, ...]
     session_only_callers: frozenset[str]
-    p0_term_count: int
 
     @property
     def policy_version(self) -> str:
@@ -329,17 +306,7 @@ def _cross_check(spec: PolicyFile) -> list[str]:
                 problems.append(f"{where}.aliases: alias {alias!r} overlaps an alias of {alias_owner[key]}")
             alias_owner[key] = tool.name
 
-    _duplicates(problems, "p0.terms", spec.p0.terms)
-    folded_terms = {fold(t) for t in spec.p0.terms}
-    for phrase in spec.p0.safe_phrases:
-        key = fold(phrase)
-        if key in folded_terms:
-            problems.append(f"p0.safe_phrases: {phrase!r} is itself a P0 term")
-        elif not any(term in key for term in folded_terms):
-            problems.append(f"p0.safe_phrases: {phrase!r} contains no P0 term, so it suppresses nothing")
-    for rule in spec.p0.critical_values:
-        if rule.plausible_max <= rule.threshold:
-            problems.append(f"p0.critical_values.{rule.analyte}: plausible_max must be above threshold")
+    problems.extend(check_red_flags(spec.p0, spec.context, roles))
     _duplicates(problems, "staging.terms", spec.staging.terms)
 
     intent_names = [i.name for i in spec.intents]
@@ -422,7 +389,8 @@ def _compile(spec: PolicyFile, digest: str) -> Policy:
         meals={fold(w): meal for meal, words in spec.slots.meals.items() for w in words},
     )
     redline_groups = {
-        "p0": [(fold(t), "term") for t in spec.p0.terms] + [(fold(t), "safe") for t in spec.p0.safe_phrases],
+        # payload: the term's concept id; None for a safe phrase (it only hides the term inside it)
+        "p0": [(fold(t), c.id) for c in spec.p0.concepts for t in c.terms] + [(fold(t), None) for t in spec.p0.safe_phrases],
         "staging": [(fold(t), None) for t in spec.staging.terms],
         "write": [(fold(alias), target) for t in spec.write_tools for alias, target in t.aliases.items()],
     }
@@ -457,15 +425,11 @@ def _compile(spec: PolicyFile, digest: str) -> Policy:
         intent_by_name={i.name: i for i in intents},
         intent_by_mcp={i.mcp: i for i in reversed(intents)},
         emergency=emergency,
-        critical_values=tuple(
-            CriticalValue(c.analyte, c.threshold, c.plausible_max, frozenset(fold(u) for u in c.units), c.window)
-            for c in spec.p0.critical_values
-        ),
+        red_flags=compile_rules(spec.p0, spec.context),
         lexicon=Lexicon(redline_groups | intent_groups | slot_groups),
         redline=Lexicon(redline_groups),
         intent_lexicon=Lexicon(intent_groups),
         slots=slots,
         write_required_slots=tuple(spec.route.write_required_slots),
         session_only_callers=frozenset(spec.route.session_only_callers),
-        p0_term_count=len(spec.p0.terms),
     )

@@ -88,8 +88,10 @@ def _runs(body: str) -> re.Pattern[str]:
 
 _INVISIBLE_BMP = _runs(_ranges(_is_invisible, 0, 0xFFFF))
 _INVISIBLE_ASTRAL = _runs(_ranges(_is_invisible, 0x10000))
-_FILLER_BMP = _runs(_ranges(_is_filler, 0, 0xFFFF))
-_FILLER_ASTRAL = _runs(_ranges(_is_filler, 0x10000))
+_FILLER_BMP_BODY, _FILLER_ASTRAL_BODY = _ranges(_is_filler, 0, 0xFFFF), _ranges(_is_filler, 0x10000)
+_FILLER_BMP = _runs(_FILLER_BMP_BODY)
+_FILLER_ASTRAL = _runs(_FILLER_ASTRAL_BODY)
+_FILLER_ANY = _runs(_FILLER_BMP_BODY + _FILLER_ASTRAL_BODY)
 _ANY_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 _ASCII_UPPER = _runs("A-Z")
 # Full-width ASCII forms and the ideographic space are nearly all that Chinese text needs from
@@ -151,3 +153,15 @@ def squash(value: str, astral: bool = True) -> str:
     if astral and _ANY_ASTRAL.search(value):
         value = _FILLER_ASTRAL.sub("", value)
     return value
+
+
+def kept_offsets(value: str) -> list[int]:
+    """For each character of ``squash(value)``, its offset in ``value``: where a red flag that only
+    the squashed view revealed (抽-搐) sits in the text, so its context is read there."""
+    kept: list[int] = []
+    start = 0
+    for run in _FILLER_ANY.finditer(value):
+        kept.extend(range(start, run.start()))
+        start = run.end()
+    kept.extend(range(start, len(value)))
+    return kept

@@ -1,13 +1,16 @@
-"""P0 red-line robustness (SPEC §3.5, §4.0, §4.1, §4.2), one parametrized case per data line.
+"""P0 red-line robustness (SPEC §3.5, §4.0, §4.1, §4.2, §4.7), one parametrized case per data line.
 
 * ``tests/data/p0_evasions.txt``: adversarial spellings of red flags (zero-width and bidi
   characters, soft hyphens, full-width forms, fillers between the characters, Traditional script,
-  toneless pinyin, English whole words, negation, critical potassium values, prompt injection).
-  Every line MUST halt: ``classify_intent`` → ``emergency_red_flag`` and
-  ``check_safety_gate(line, "parent_assistant")`` → gate ``P0_EMERGENCY``.
+  toneless pinyin, English whole words, critical potassium values, prompt injection), each
+  describing the patient now. Every line MUST halt: ``classify_intent`` → ``emergency_red_flag``
+  and ``check_safety_gate(line, "parent_assistant")`` → gate ``P0_EMERGENCY``.
+* ``tests/data/p0_ask.txt``: red flags in another context (negated, another person's, past,
+  hypothetical, habitual), several spelled adversarially. Every line MUST ask: gate
+  ``P0_CONFIRM`` and route_request ``confirm`` — never halt, never pass silently.
 * ``tests/data/p0_benign.txt``: ordinary texts that contain pieces of red-line words (safe
   phrases, clause punctuation, ASCII words containing a P0 word, potassium below 6.5 or in food).
-  None may halt.
+  None may halt, and none may ask either: a ``confirm`` there is a false positive too.
 
 Lines starting with ``#`` and empty lines are comments. Files are split on ``\\n`` only: some lines
 carry U+2028 and other invisible characters on purpose, which ``str.splitlines`` would break.
@@ -21,6 +24,7 @@ import pytest
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 EVASIONS_FILE = DATA / "p0_evasions.txt"
+ASK_FILE = DATA / "p0_ask.txt"
 BENIGN_FILE = DATA / "p0_benign.txt"
 CALLER = "parent_assistant"
 
@@ -40,6 +44,7 @@ def case_id(number: int, line: str) -> str:
 
 
 EVASIONS = load(EVASIONS_FILE)
+ASK = load(ASK_FILE)
 BENIGN = load(BENIGN_FILE)
 
 
@@ -47,6 +52,11 @@ def halts(router, line: str) -> tuple[bool, bool, list[str]]:
     c = router.classify_intent(line)
     g = router.check_safety_gate(intent=line, caller=CALLER)
     return c.intent == "emergency_red_flag", g.gate == "P0_EMERGENCY", list(g.matched_keywords)
+
+
+def stops(router, line: str) -> bool:
+    """Halts or asks: what "no red flag passes silently" means for one text."""
+    return router.route_request(line, CALLER, "P0001").status in ("halt", "confirm")
 
 
 @pytest.mark.parametrize("line", [pytest.param(line, id=case_id(n, line)) for n, line in EVASIONS])
@@ -58,14 +68,27 @@ def test_evasion_halts_at_p0(router, line):
     assert g.matched_keywords
 
 
+@pytest.mark.parametrize("line", [pytest.param(line, id=case_id(n, line)) for n, line in ASK])
+def test_red_flag_in_another_context_asks(router, line):
+    c = router.classify_intent(line)
+    assert c.intent != "emergency_red_flag" and c.fallback != "halt", c.red_flags
+    assert c.red_flags and all(f.context != "current" for f in c.red_flags)
+    g = router.check_safety_gate(intent=line, caller=CALLER)
+    assert (g.allow, g.gate, g.reason_code) == (False, "P0_CONFIRM", "p0_confirm_current"), g.red_flags
+    route = router.route_request(line, CALLER, "P0001")
+    assert (route.status, route.reason_code, route.gate) == ("confirm", "p0_confirm_current", None)
+
+
 @pytest.mark.parametrize("line", [pytest.param(line, id=case_id(n, line)) for n, line in BENIGN])
 def test_benign_does_not_halt(router, line):
     c = router.classify_intent(line)
     assert c.intent != "emergency_red_flag", c.matched_keywords
     assert c.fallback != "halt"
+    assert c.red_flags == []
     g = router.check_safety_gate(intent=line, caller=CALLER)
-    assert g.gate != "P0_EMERGENCY", g.matched_keywords
-    assert g.reason_code != "p0_emergency"
+    assert g.gate not in ("P0_EMERGENCY", "P0_CONFIRM"), g.matched_keywords
+    assert g.reason_code not in ("p0_emergency", "p0_confirm_current")
+    assert router.route_request(line, CALLER, "P0001").status not in ("halt", "confirm")
 
 
 def test_data_files_keep_their_invisible_characters():
@@ -93,12 +116,15 @@ def test_recall_and_false_positives(router, capsys):
     assert len(EVASIONS) >= 100, "p0_evasions.txt must keep at least 100 cases"
     assert len(BENIGN) >= 100, "p0_benign.txt must keep at least 100 cases"
     missed = [(n, ascii(line)) for n, line in EVASIONS if not all(halts(router, line)[:2])]
-    false_pos = [(n, ascii(line)) for n, line in BENIGN if any(halts(router, line)[:2])]
+    silent = [(n, ascii(line)) for n, line in ASK if not stops(router, line)]
+    false_pos = [(n, ascii(line)) for n, line in BENIGN if any(halts(router, line)[:2]) or stops(router, line)]
     recall = (len(EVASIONS) - len(missed)) / len(EVASIONS)
     with capsys.disabled():
         print(
             f"\nP0 evasions: {len(EVASIONS) - len(missed)}/{len(EVASIONS)} halted (recall {recall:.0%}); "
-            f"benign: {len(false_pos)}/{len(BENIGN)} false positives"
+            f"other contexts: {len(ASK) - len(silent)}/{len(ASK)} asked or halted; "
+            f"benign: {len(false_pos)}/{len(BENIGN)} false positives (halt or confirm)"
         )
     assert missed == [], f"missed evasions: {missed}"
+    assert silent == [], f"silent red flags: {silent}"
     assert false_pos == [], f"false positives: {false_pos}"

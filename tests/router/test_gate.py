@@ -15,6 +15,7 @@ RISK, MEAL, GAME, NOTIFY, REPORT = "a207-risk-rules-mcp", "a207-meal-plan-mcp", 
 KNOW, FOLLOW, ROUTER = "a207-knowledge-mcp", "a207-followup-mcp", "a207-router-mcp"
 
 DENY_P0 = {"allow": False, "gate": "P0_EMERGENCY", "reason_code": "p0_emergency", "applied_rule": "none"}
+CONFIRM_P0 = {"allow": False, "gate": "P0_CONFIRM", "reason_code": "p0_confirm_current", "applied_rule": "none"}
 
 
 def deny(gate: str, code: str, rule: str = "none", **more) -> dict:
@@ -29,7 +30,11 @@ CASES = [
     # --- P0 ------------------------------------------------------------------------------
     ("P0 convulsion halts any caller", "孩子突然抽搐了怎么办", "parent_assistant", "", DENY_P0),
     ("P0 halts even with a permitted target", "孩子昏迷叫不醒", "doctor_assistant", LIS, DENY_P0),
-    ("P0 negation still halts", "孩子没有抽搐", "doctor_assistant", "", DENY_P0),
+    ("P0 negated red flag asks", "孩子没有抽搐", "doctor_assistant", "", CONFIRM_P0),
+    ("P0 past red flag asks even an unknown caller", "孩子以前抽搐过", "hacker", "", CONFIRM_P0),
+    ("P0 acknowledged past red flag passes on to the gates", "孩子以前抽搐过，现在能吃香蕉吗", "parent_assistant", "", allow(resolved_intent="nutrition_calc"), ("seizure",)),
+    ("P0 acknowledgement never lifts a current red flag", "孩子现在抽搐", "parent_assistant", "", DENY_P0, ("seizure",)),
+    ("P0 acknowledging another concept still asks", "孩子以前抽搐过", "parent_assistant", "", CONFIRM_P0, ("anuria",)),
     ("P0 potassium critical value", "血钾6.8要紧吗", "risk_warning", "", DENY_P0),
     ("P0 not hit by high-potassium foods", "高钾食物有哪些", "parent_assistant", "", allow(resolved_intent="nutrition_calc")),
     ("P0 beats INPUT for an unknown caller", "孩子惊厥了", "hacker", "", DENY_P0),
@@ -87,9 +92,9 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("intent", "caller", "target", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
-def test_gate(router: Router, intent, caller, target, expected):
-    result = router.check_safety_gate(intent, caller, target)
+@pytest.mark.parametrize(("intent", "caller", "target", "expected", "acknowledged"), [(*c[1:5], c[5] if len(c) > 5 else ()) for c in CASES], ids=[c[0] for c in CASES])
+def test_gate(router: Router, intent, caller, target, expected, acknowledged):
+    result = router.check_safety_gate(intent, caller, target, list(acknowledged))
     GateResult.model_validate(result.model_dump())
     got = {key: getattr(result, key) for key in expected}
     assert got == expected
@@ -100,14 +105,18 @@ def test_gate(router: Router, intent, caller, target, expected):
     assert result.policy_version == router.policy_version
 
 
-GATE_ROWS = ("P0_EMERGENCY", "INPUT", "MX-1", "MX-2", "MX-3", "PERMISSION_MATRIX")
+GATE_ROWS = ("P0_EMERGENCY", "P0_CONFIRM", "INPUT", "MX-1", "MX-2", "MX-3", "PERMISSION_MATRIX")
 
 
 def test_every_gate_row_denies_once_and_passes_once():
     def row(case):
         expected = case[4]
         name = case[0].split()[0]
-        return {"P0": "P0_EMERGENCY", "MATRIX": "PERMISSION_MATRIX"}.get(name, name), expected["allow"]
+        if name == "P0":
+            # a P0 row passes when the text with a red flag goes on to the other gates
+            gate = expected["gate"] if not expected["allow"] else ("P0_CONFIRM" if "acknowledged" in case[0] else "P0_EMERGENCY")
+            return gate, expected["allow"]
+        return {"MATRIX": "PERMISSION_MATRIX"}.get(name, name), expected["allow"]
 
     seen = {row(case) for case in CASES}
     for gate in GATE_ROWS:

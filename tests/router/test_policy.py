@@ -22,8 +22,24 @@ def test_shipped_policy_loads_with_a_traceable_version():
     assert re.fullmatch(r"\d{4}\.\d{2}\.\d{2}\+[0-9a-f]{12}", policy.policy_version)
 
 
+# The concept ids shared with the real-text labels (SPEC §3.5's seven first).
+CONCEPTS = [
+    "seizure", "altered_consciousness", "respiratory_distress", "anuria", "gi_bleeding", "hyperkalemia", "infant_fever",
+    "lethargy", "cyanosis", "chest_pain", "severe_edema", "hemorrhage", "hypertensive_crisis", "shock",
+    "dialysis_peritonitis", "persistent_fever", "unable_to_drink", "vomits_everything", "dehydration",
+    "meningeal_signs", "non_blanching_rash", "abnormal_cry",
+]
+
+
+def test_red_flag_concepts_meet_the_minimums(policy):
+    """SPEC §3.5: ≥ 120 terms/patterns over ≥ 20 concepts, exactly the shared ids."""
+    rules = policy.red_flags
+    assert sorted(rules.concept_ids) == sorted(CONCEPTS)
+    assert rules.term_count + rules.pattern_count >= 120
+    assert len(rules.concept_ids) >= 20
+
+
 def test_word_lists_meet_the_minimums(policy):
-    assert policy.p0_term_count >= 60
     assert len(policy.slots.foods) >= 80
     spec_intents = {
         "emergency_red_flag", "clinical_staging", "lab_result", "risk_assessment", "patient_profile",
@@ -61,12 +77,33 @@ REFUSALS = [
     ("overlapping aliases after folding Traditional", edit('"打卡" = "log_meal_checkin"', '"寫回病歷" = "log_meal_checkin"'), "overlaps an alias of"),
     ("alias naming another tool", edit('"打卡" = "log_meal_checkin"', '"打卡" = "award_badge"'), "names 'award_badge', not this tool"),
     ("keyword in two intents", edit('keywords = ["随访",', 'keywords = ["化验单", "随访",'), "overlaps a keyword of lab_result"),
-    ("empty P0 list", edit("[p0]\nterms = [", "[p0]\nterms = []\nunused = ["), "p0.terms"),
+    ("concept without terms", edit('id = "cyanosis"\ngroup = "cardiorespiratory"\nterms = [', 'id = "cyanosis"\ngroup = "cardiorespiratory"\nterms = []\nunused = ['), "p0.concepts.4.terms"),
+    ("term in two concepts", edit('"口唇发紫", "嘴唇发紫"', '"口唇发紫", "抽搐"'), "'抽搐' is already a term of seizure"),
+    ("term in two concepts after folding Traditional", edit('"口唇发紫", "嘴唇发紫"', '"口唇发紫", "驚厥"'), "is already a term of seizure"),
+    ("pattern whose gap can cross a comma", edit("stool_blood = '(?:(?<=大)便|拉)[^，。！？；,!?;\\n]{0,2}血'", "stool_blood = '(?:(?<=大)便|拉)[^。！？]{0,2}血'"),
+     "p0.concepts.gi_bleeding.patterns.stool_blood: has a character class that admits clause punctuation"),
+    ("pattern with an unbounded gap", edit("stool_blood = '(?:(?<=大)便|拉)[^，。！？；,!?;\\n]{0,2}血'", "stool_blood = '(?:(?<=大)便|拉)[^，。！？；,!?;\\n]*血'"),
+     "stool_blood: has an unbounded repeat"),
+    ("pattern using a dot", edit("stool_blood = '(?:(?<=大)便|拉)[^，。！？；,!?;\\n]{0,2}血'", "stool_blood = '(?:(?<=大)便|拉).{0,2}血'"),
+     "stool_blood: uses '.'"),
+    ("pattern that can start anywhere", edit("stool_blood = '(?:(?<=大)便|拉)", "stool_blood = '[^，。！？；,!?;\\n]{0,1}(?:(?<=大)便|拉)"),
+     "stool_blood: must start with a literal character"),
+    ("pattern name used twice", edit("vomit_coffee_grounds = ", "stool_blood = "), "stool_blood"),
+    ("critical value of an unknown concept", edit('concept = "hyperkalemia"', 'concept = "hyperkalaemia"'), "unknown concept 'hyperkalaemia'"),
+    ("cue with a direction its kind cannot have", edit('kind = "habitual"\ndirection = "before"', 'kind = "habitual"\ndirection = "after"'),
+     "a habitual cue cannot have direction 'after'"),
+    ("cue word with two roles", edit('words = ["但", "但是",', 'words = ["但", "如果", "但是",'), "'如果' is already a hypothetical cue word"),
+    ("not_inside word that hides nothing", edit('not_inside = ["可怕", "恐怕", "哪怕", "不怕"]', 'not_inside = ["可怕", "恐怕", "哪怕", "不怕", "可以"]'),
+     "'可以' contains none of its words"),
+    ("negation without a reach", edit('scope = "next_mention"\nmax_gap = 4', 'scope = "next_mention"'), "max_gap is required"),
+    ("self words for an unknown role", edit('self_is_patient_for = ["child_companion"]', 'self_is_patient_for = ["kid"]'), "unknown role 'kid'"),
+    ("patient word that is also an other-person word", edit('"患儿", "患者", "病人"', '"患儿", "患者", "病人", "同事"'), "'同事' is already a patient word"),
     ("empty staging family", re.sub(r"\[staging\]\nterms = \[.*?\]", "[staging]\nterms = []", SHIPPED, flags=re.S).encode(), "staging.terms"),
     ("empty food list", re.sub(r"\[slots\]\nfoods = \[.*?\]\n", "[slots]\nfoods = []\n", SHIPPED, flags=re.S).encode(), "slots.foods"),
     ("missing matrix cell", edit(', M13 = "R" }', " }", 1), "matrix.dispatcher: no cell for MCP M13"),
     ("matrix cell of an unknown value", edit('dispatcher       = { M1 = "R",', 'dispatcher       = { M1 = "RW",'), "matrix.dispatcher.M1"),
     ("safe phrase that is a P0 term", edit('safe_phrases = [\n  "减少尿蛋白",', 'safe_phrases = [\n  "无尿",'), "is itself a P0 term"),
+    ("safe phrase that is a P0 term in another concept", edit('safe_phrases = [\n  "减少尿蛋白",', 'safe_phrases = [\n  "脱水",'), "is itself a P0 term"),
     ("safe phrase containing no P0 term", edit('safe_phrases = [\n  "减少尿蛋白",', 'safe_phrases = [\n  "多喝水",'), "suppresses nothing"),
     ("intent bound to an unregistered MCP", edit('name = "report"\nmcp = "M10"', 'name = "report"\nmcp = "M99"'), "intents.report: unregistered MCP 'M99'"),
     ("unknown key (a typo) is refused", edit('version = "', 'versoin = "x"\nversion = "'), "versoin"),

@@ -1,0 +1,332 @@
+"""The red-flag and context sections of the policy file (SPEC §3.5, §4.7): models, checks, compiled form.
+
+Kept beside policy.py rather than inside it: these sections grow with every vocabulary change and
+have their own checks (a term in two concepts, a concept without terms, a pattern that can cross a
+clause, a cue word with two roles, a ``not_inside`` word that hides nothing).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from re import _constants as sre  # type: ignore[attr-defined]
+from re import _parser as sre_parse  # type: ignore[attr-defined]
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+from .context import Cue, ContextRules
+from .lexicon import Lexicon
+from .patterns import pattern_problems
+from .text import fold
+
+NonEmpty = Annotated[str, StringConstraints(min_length=1)]
+Terms = Annotated[list[NonEmpty], Field(min_length=1)]
+Name = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]*$")]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ConceptEntry(_Strict):
+    id: Name
+    group: Name
+    terms: Terms
+    patterns: dict[Name, NonEmpty] = {}
+
+
+class CriticalValueEntry(_Strict):
+    analyte: NonEmpty
+    concept: Name
+    name: Name
+    words: Terms
+    threshold: Annotated[float, Field(gt=0)]
+    plausible_max: Annotated[float, Field(gt=0)]
+    units: Terms
+    window: Annotated[int, Field(ge=1, le=40)]
+
+
+class InfantFeverEntry(_Strict):
+    concept: Name
+    name: Name
+    min_celsius: Annotated[float, Field(ge=35, le=43)]
+    max_celsius: Annotated[float, Field(ge=35, le=45)]
+    max_age_days: Annotated[int, Field(ge=1, le=365)]
+    child_words: Terms
+
+
+class P0Entry(_Strict):
+    safe_phrases: Terms
+    critical_values: Annotated[list[CriticalValueEntry], Field(min_length=1)]
+    infant_fever: InfantFeverEntry
+    concepts: Annotated[list[ConceptEntry], Field(min_length=1)]
+
+
+CueKind = Literal["negation", "pseudo", "now", "past", "hypothetical", "habitual", "manner", "contrast"]
+# Which (kind, direction, scope) a cue may have: SPEC §4.7's table, nothing else.
+ALLOWED_CUES = {
+    ("negation", "before", "next_mention"),
+    ("pseudo", "before", "none"),
+    ("now", "before", "sentence"),
+    ("past", "before", "sentence"),
+    ("past", "after", "mention_before"),
+    ("hypothetical", "before", "sentence"),
+    ("hypothetical", "before", "clause"),
+    ("hypothetical", "after", "mention_before"),
+    ("habitual", "before", "clause"),
+    ("manner", "before", "none"),
+    ("contrast", "before", "terminate"),
+}
+
+
+class CueEntry(_Strict):
+    kind: CueKind
+    direction: Literal["before", "after"]
+    scope: Literal["next_mention", "sentence", "clause", "mention_before", "none", "terminate"]
+    max_gap: Annotated[int, Field(ge=0, le=8)] | None = None
+    words: Terms
+    not_inside: list[NonEmpty] = []
+    patterns: dict[Name, NonEmpty] = {}
+
+
+class ContextEntry(_Strict):
+    patient_words: Terms
+    other_person_words: Terms
+    self_words: Terms
+    self_is_patient_for: list[NonEmpty]
+    self_not_inside: list[NonEmpty] = []
+    third_person_words: Terms
+    governing_links: Terms
+    enumeration_joiners: Terms
+    enumeration_item_max: Annotated[int, Field(ge=1, le=8)]
+    cues: Annotated[list[CueEntry], Field(min_length=1)]
+
+
+def check(p0: P0Entry, context: ContextEntry, roles: set[str]) -> list[str]:
+    problems: list[str] = []
+    concept_ids = [c.id for c in p0.concepts]
+    if len(set(concept_ids)) != len(concept_ids):
+        problems.append("p0.concepts: a concept id is listed twice")
+    owner: dict[str, str] = {}
+    names: set[str] = set()
+    for concept in p0.concepts:
+        where = f"p0.concepts.{concept.id}"
+        for term in concept.terms:
+            key = fold(term)
+            if key in owner:
+                problems.append(f"{where}.terms: {term!r} is already a term of {owner[key]}")
+            owner[key] = concept.id
+        for name, pattern in concept.patterns.items():
+            if name in names:
+                problems.append(f"{where}.patterns: pattern name {name!r} is used twice")
+            names.add(name)
+            found = pattern_problems(pattern)
+            if not found and _first_chars(pattern) is None:
+                found = ["must start with a literal character, a class of them or a choice of them"]
+            problems.extend(f"{where}.patterns.{name}: {p}" for p in found)
+    for phrase in p0.safe_phrases:
+        key = fold(phrase)
+        if key in owner:
+            problems.append(f"p0.safe_phrases: {phrase!r} is itself a P0 term")
+        elif not any(term in key for term in owner):
+            problems.append(f"p0.safe_phrases: {phrase!r} contains no P0 term, so it suppresses nothing")
+    for rule in p0.critical_values:
+        if rule.plausible_max <= rule.threshold:
+            problems.append(f"p0.critical_values.{rule.analyte}: plausible_max must be above threshold")
+        if rule.concept not in concept_ids:
+            problems.append(f"p0.critical_values.{rule.analyte}: unknown concept {rule.concept!r}")
+    fever = p0.infant_fever
+    if fever.concept not in concept_ids:
+        problems.append(f"p0.infant_fever: unknown concept {fever.concept!r}")
+    if fever.max_celsius <= fever.min_celsius:
+        problems.append("p0.infant_fever: max_celsius must be above min_celsius")
+
+    for role in context.self_is_patient_for:
+        if role not in roles:
+            problems.append(f"context.self_is_patient_for: unknown role {role!r}")
+    role_of: dict[str, str] = {}
+
+    def claim(word: str, role: str, where: str) -> None:
+        key = fold(word)
+        if key in role_of and role_of[key] != role:
+            problems.append(f"{where}: {word!r} is already a {role_of[key]} word")
+        elif key in role_of:
+            problems.append(f"{where}: {word!r} is listed twice")
+        role_of[key] = role
+
+    for field, role in (("patient_words", "patient"), ("other_person_words", "other"), ("self_words", "self"),
+                        ("third_person_words", "third")):
+        for word in getattr(context, field):
+            claim(word, role, f"context.{field}")
+    for n, cue in enumerate(context.cues):
+        where = f"context.cues[{n}] ({cue.kind})"
+        if (cue.kind, cue.direction, cue.scope) not in ALLOWED_CUES:
+            problems.append(f"{where}: a {cue.kind} cue cannot have direction {cue.direction!r} and scope {cue.scope!r}")
+        if (cue.scope in ("next_mention", "mention_before")) != (cue.max_gap is not None):
+            problems.append(f"{where}: max_gap is required with scope next_mention or mention_before, and only there")
+        for word in cue.words:
+            claim(word, f"{cue.kind} cue", where)
+        for name, pattern in cue.patterns.items():
+            problems.extend(f"{where}.patterns.{name}: {p}" for p in pattern_problems(pattern))
+    for n, cue in enumerate(context.cues):
+        _hiders(problems, f"context.cues[{n}] ({cue.kind}).not_inside", cue.not_inside, cue.words, role_of)
+    _hiders(problems, "context.self_not_inside", context.self_not_inside, context.self_words, role_of)
+    return problems
+
+
+def _hiders(problems: list[str], where: str, phrases: list[str], words: list[str], role_of: dict[str, str]) -> None:
+    """A ``not_inside`` phrase must contain one of its own words and have no role of its own."""
+    folded = [fold(w) for w in words]
+    for phrase in phrases:
+        key = fold(phrase)
+        if key in role_of:
+            problems.append(f"{where}: {phrase!r} is itself a {role_of[key]} word")
+        elif not any(w in key for w in folded):
+            problems.append(f"{where}: {phrase!r} contains none of its words, so it hides nothing")
+
+
+# --------------------------------------------------------------------------------------------
+# Compiled form
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CriticalValue:
+    analyte: str
+    concept: str
+    name: str
+    threshold: float
+    plausible_max: float
+    units: frozenset[str]
+    window: int  # the analyte's words are the lexicon's "critical" group, payload = this rule's index
+
+
+@dataclass(frozen=True, slots=True)
+class InfantFever:
+    concept: str
+    name: str
+    min_celsius: float
+    max_celsius: float
+    max_age_days: int
+    temperature: re.Pattern[str]
+    age: re.Pattern[str]
+
+
+@dataclass(frozen=True, slots=True)
+class RedFlagRules:
+    concept_ids: tuple[str, ...]
+    # first character → the patterns that can start there, as (pattern, its name, its concept)
+    pattern_starts: dict[str, tuple[tuple[re.Pattern[str], str, str], ...]]
+    pattern_prefilter: re.Pattern[str] | None  # any character a pattern can start with
+    critical_values: tuple[CriticalValue, ...]
+    infant_fever: InfantFever
+    context: ContextRules
+    term_count: int
+    pattern_count: int
+
+
+_CN = "零一二两三四五六七八九十"
+_GAP = "[^，。！？；,!?;\\n]"
+
+
+def compile_rules(p0: P0Entry, context: ContextEntry) -> RedFlagRules:
+    patterns = tuple(
+        (re.compile(pattern), name, concept.id) for concept in p0.concepts for name, pattern in concept.patterns.items()
+    )
+    starts: dict[str, list[tuple[re.Pattern[str], str, str]]] = {}
+    for entry in patterns:
+        for ch in sorted(_first_chars(entry[0].pattern) or ()):
+            starts.setdefault(ch, []).append(entry)
+    firsts = "".join(sorted(starts))
+    fever = p0.infant_fever
+    child = "|".join(re.escape(fold(w)) for w in sorted(fever.child_words, key=len, reverse=True))
+    # 体温38.5, 发烧到39度, 烧到三十九度五: a lead word, a short gap in the clause, 38–43 and a unit.
+    temperature = re.compile(
+        f"(?:体温|发烧|发热|高烧|烧到|烧了|烧){_GAP}{{0,4}}?"
+        f"(?<![0-9.])(?P<t>[34][0-9](?:\\.[0-9])?|[三四]十[{_CN}]?(?:点[{_CN}])?)(?:度|℃|°c?)(?P<tenth>[{_CN[1:]}])?"
+    )
+    number = f"[0-9]{{1,3}}|[{_CN}]{{1,4}}"
+    # The fine print's infant ages: 出生N天, N天大, N天的 + child, child + N天, N个月大 / N个月的 + child,
+    # 新生儿, 未满月 / 刚满月 / 没满月 / 不到满月. 一天大概 is not an age.
+    age = re.compile(
+        f"出生(?:后)?(?P<d1>{number})天"
+        f"|(?P<d2>{number})天(?:大(?![概约便量小半部多致])|的(?:{child}))"
+        f"|(?:{child})(?P<d3>{number})天(?![前后内以里])"
+        f"|(?P<m>{number})个(?:多)?月(?:大|的(?:{child}))"
+        f"|(?P<newborn>新生儿|未满月|刚满月|没满月|不到满月)"
+    )
+    cues: list[tuple[str, Cue]] = []
+    cue_patterns: list[tuple[re.Pattern[str], Cue]] = []
+    for entry in context.cues:
+        cue = Cue(entry.kind, entry.direction, entry.scope, entry.max_gap or 0)
+        cues += [(fold(w), cue) for w in entry.words]
+        cues += [(fold(w), Cue("pseudo")) for w in entry.not_inside]
+        cue_patterns += [(re.compile(p), cue) for p in entry.patterns.values()]
+    for field, kind in (("patient_words", "patient"), ("other_person_words", "other"), ("self_words", "self"),
+                        ("third_person_words", "third")):
+        cues += [(fold(w), Cue(kind)) for w in getattr(context, field)]
+    cues += [(fold(w), Cue("pseudo")) for w in context.self_not_inside]
+    joiners = re.escape("".join(context.enumeration_joiners))
+    enumeration = re.compile(f"[{joiners}](?:[^{joiners}，。！？；,!?;\\n]{{1,{context.enumeration_item_max}}}[{joiners}])*")
+    return RedFlagRules(
+        concept_ids=tuple(c.id for c in p0.concepts),
+        pattern_starts={ch: tuple(found) for ch, found in starts.items()},
+        pattern_prefilter=re.compile(f"[{re.escape(firsts)}]") if firsts else None,
+        critical_values=tuple(
+            CriticalValue(c.analyte, c.concept, c.name, c.threshold, c.plausible_max, frozenset(fold(u) for u in c.units), c.window)
+            for c in p0.critical_values
+        ),
+        infant_fever=InfantFever(fever.concept, fever.name, fever.min_celsius, fever.max_celsius, fever.max_age_days, temperature, age),
+        context=ContextRules(
+            lexicon=Lexicon({"ctx": cues}),
+            patterns=tuple(cue_patterns),
+            self_is_patient_for=frozenset(context.self_is_patient_for),
+            governing_links=frozenset(fold(w) for w in context.governing_links),
+            enumeration=enumeration,
+        ),
+        term_count=sum(len(c.terms) for c in p0.concepts),
+        pattern_count=len(patterns),
+    )
+
+
+def _first_chars(pattern: str) -> set[str] | None:
+    """The characters a match of ``pattern`` can start with; None when it could start anywhere (the
+    loader refuses such a red-flag pattern: the prefilter that spares most texts every pattern
+    relies on a known first character)."""
+
+    def first(items) -> set[str] | None:  # None: could be anything
+        for op, av in items:
+            if op in (sre.ASSERT, sre.ASSERT_NOT, sre.AT):
+                continue  # look-behinds and anchors consume nothing
+            if op is sre.LITERAL:
+                return {chr(av)}
+            if op is sre.SUBPATTERN:
+                if _zero_width(av[3]):
+                    continue
+                return first(av[3])
+            if op is sre.BRANCH:
+                if all(_zero_width(branch) for branch in av[1]):
+                    continue  # (?:(?<=又)|(?<=在)): look-behinds only
+                out: set[str] = set()
+                for branch in av[1]:
+                    got = first(branch)
+                    if got is None:
+                        return None
+                    out |= got
+                return out
+            if op is sre.IN and all(o is sre.LITERAL for o, _ in av):
+                return {chr(a) for _, a in av}
+            return None
+        return None
+
+    return first(sre_parse.parse(pattern))
+
+
+def _zero_width(items) -> bool:
+    return all(
+        op in (sre.ASSERT, sre.ASSERT_NOT, sre.AT)
+        or (op is sre.BRANCH and all(_zero_width(b) for b in av[1]))
+        or (op is sre.SUBPATTERN and _zero_width(av[3]))
+        for op, av in items
+    )
