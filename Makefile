@@ -10,7 +10,7 @@ STAMP  := $(VENV)/.installed
 DISPATCHER_VENV  := examples/dispatcher/.venv
 DISPATCHER_STAMP := $(DISPATCHER_VENV)/.installed
 
-.PHONY: run test install system-tools bench clean dispatcher-venv dispatcher-chat
+.PHONY: run test lint install system-tools bench bench-adversarial clean dispatcher-venv dispatcher-chat
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -39,11 +39,18 @@ run: $(STAMP)
 system-tools:
 	@bash scripts/ensure-system-tools.sh
 
-test: $(STAMP) $(DISPATCHER_STAMP) system-tools
+lint: $(STAMP)
+	$(PY) -m ruff check .
+
+test: $(STAMP) $(DISPATCHER_STAMP) system-tools lint
 	$(PY) -m pytest -n 2 -q $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(PY) bench/router_bench.py $(BENCH_ARGS)
+
+# Hostile texts (issue 11): µs per call and slope per generator; exits 1 when the worst exceeds 3× ordinary.
+bench-adversarial: $(STAMP)
+	$(PY) bench/adversarial_bench.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) .venv-* $(DISPATCHER_VENV) .pytest_cache .hypothesis

@@ -24,12 +24,15 @@ DESCRIPTIONS = {
         "session's patient_id from the authenticated context. Returns status 'proceed' (call `mcp`), "
         "'clarify' (ask the user for `missing_slots` / `ambiguous_slots`), 'denied' (do not call; "
         "hand over to `delegate_to` if set), 'review' (rules could not decide: classify softly, then "
-        "call check_safety_gate again) or 'halt' (medical emergency: stop all business calls and "
-        "escalate). Text never overrides the session patient or the caller role."
+        "call check_safety_gate again), 'confirm' (a red flag is mentioned but not as happening now: ask "
+        "the user whether it is happening to the patient now; if not, call again with the `red_flags` "
+        "concept ids in `acknowledged_red_flags`; if yes, send the answer) or 'halt' (medical emergency: "
+        "stop all business calls and escalate). Text never overrides the session patient or the caller role."
     ),
     "check_safety_gate": (
         "Decide whether `caller` may act on `intent` (user text, an intent name or a tool name) at "
-        "`target_mcp`. Applies, in order: P0 emergency red flags → input checks → MX-1 (CKD staging and "
+        "`target_mcp`. Applies, in order: P0 red flags (P0_EMERGENCY: happening now; P0_CONFIRM: mentioned "
+        "in another context and not in `acknowledged_red_flags` — ask the user) → input checks → MX-1 (CKD staging and "
         "the clinical calculator are for doctor_assistant) → MX-2 (gamification is the child "
         "companion's only; the child companion is kept off clinical servers) → MX-3 (write tools and "
         "their allowed callers; push_to_emr requires human confirmation) → the role × MCP permission "
@@ -37,7 +40,8 @@ DESCRIPTIONS = {
     ),
     "classify_intent": (
         "Rule-based intent classification of a user message into one of 13 intents with its MCP, "
-        "confidence and extracted slots. 'emergency_red_flag' (fallback 'halt') means stop and escalate; "
+        "confidence and extracted slots. 'emergency_red_flag' (fallback 'halt') means a red flag is "
+        "happening now: stop and escalate; red flags in other contexts are listed in `red_flags`; "
         "'unknown' (fallback 'llm') means no rule matched: you may classify softly, but the result must "
         "pass check_safety_gate before anything runs."
     ),

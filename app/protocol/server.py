@@ -41,8 +41,10 @@ def instructions(policy_version: str) -> str:
     return (
         "Deterministic intent router and safety gate of the a207 pediatric CKD nutrition assistant. "
         "Call route_request (or check_safety_gate) before any sub-agent touches a business MCP server, "
-        "and obey its status: proceed, clarify, denied, review or halt. Rules run in a fixed order: "
-        "P0 emergency red flags, input checks, MX-1 (staging and the clinical calculator are for "
+        "and obey its status: proceed, clarify, denied, review, confirm or halt. Rules run in a fixed order: "
+        "P0 red flags (one happening to the patient now halts; one in another context — negated, past, "
+        "hypothetical, someone else's — asks the user, then the text is resent with the concept ids in "
+        "acknowledged_red_flags), input checks, MX-1 (staging and the clinical calculator are for "
         "doctor_assistant), MX-2 (gamification is the child companion's only), MX-3 (registered write "
         "tools and their callers; push_to_emr needs human confirmation), then the role x MCP permission "
         f"matrix. A model may propose; these rules decide. Policy version {policy_version}."
@@ -50,11 +52,14 @@ def instructions(policy_version: str) -> str:
 
 
 def decision_outcome(reason_code: str) -> str:
-    """A log category for a decision: allow, halt:P0, deny:INPUT, deny:MX-1…3, deny:MATRIX."""
+    """A log category for a decision: allow, halt:P0, confirm:P0, deny:INPUT, deny:MX-1…3, deny:MATRIX.
+    Never which red flag: a concept id is health data about the request (SPEC §5.5)."""
     if reason_code == "pass":
         return "allow"
     if reason_code == "p0_emergency":
         return "halt:P0"
+    if reason_code == "p0_confirm_current":
+        return "confirm:P0"
     prefix = reason_code.split("_", 1)[0]
     return {"mx1": "deny:MX-1", "mx2": "deny:MX-2", "mx3": "deny:MX-3", "matrix": "deny:MATRIX"}.get(prefix, "deny:INPUT")
 
@@ -65,7 +70,7 @@ def _outcome(tool: str, result: Any) -> str:
     if tool == "route_request":
         if result.status == "denied" and result.gate is not None and not result.gate.allow:
             return "denied:" + decision_outcome(result.reason_code).split(":", 1)[1]
-        return {"halt": "halt:P0"}.get(result.status, result.status)
+        return {"halt": "halt:P0", "confirm": "confirm:P0"}.get(result.status, result.status)
     if tool == "classify_intent":
         return {"halt": "halt:P0", "llm": "fallback:llm"}.get(result.fallback or "", "ok")
     return "ok"

@@ -36,6 +36,7 @@ from .models import (
     validation_message,
 )
 from .built import builder
+from .patients import other_patient
 from .policy import Policy
 from .slots import SlotExtractor
 
@@ -207,11 +208,10 @@ class Router:
         if not verdict.allow:
             return route.done("denied", verdict.reason_code, verdict.reason, delegate_to=verdict.delegate_to)
 
-        # The text's patients, from its slots: one ID, or several distinct ones (ambiguous).
-        several_ids = "patient_id" in slots.ambiguous
         session_only = caller in self.policy.session_only_callers
         if patient_id is not None:
-            if several_ids or slots.patient_id not in (None, patient_id):
+            # Read leniently, not from the slots: P-0002, p 0002, Р0002 (Cyrillic) name another patient too.
+            if other_patient(analysis.views.text, patient_id):
                 if session_only:
                     return route.done("denied", "patient_out_of_context", "the text names a patient other than the session's")
                 return route.done("clarify", "patient_out_of_context", "the text names a patient other than the session's",

@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 
-from .slots import Quantity, SlotsResult
+from .slots import REFERENCE_RANGE, Quantity, SlotsResult
 
 __all__ = [
     "ArgumentError",
@@ -48,11 +48,17 @@ class ArgumentError(Exception):
         return {"error": {"code": self.code, "field": self.field, "message": self.message}}
 
 
+# Near year 1 or 9999 a relative date (明天, 上周三) would fall off the calendar.
+_REFERENCE_RANGE = f"from {REFERENCE_RANGE[0].isoformat()} to {REFERENCE_RANGE[1].isoformat()}"
+
+
 def _calendar_date(value: str) -> str:
     try:
-        date.fromisoformat(value)
+        day = date.fromisoformat(value)
     except ValueError:
         raise ValueError("must be a calendar date written YYYY-MM-DD") from None
+    if not REFERENCE_RANGE[0] <= day <= REFERENCE_RANGE[1]:
+        raise ValueError(f"must be a date {_REFERENCE_RANGE}")
     return value
 
 
@@ -118,7 +124,7 @@ class SlotsArgs(_Args):
     reference_date: IsoDate | None = Field(
         default=None,
         description="Date that relative dates (今天, 昨天, 上周, N天前) are resolved against, "
-        "YYYY-MM-DD. Default: today in the service's time zone.",
+        f"YYYY-MM-DD, {_REFERENCE_RANGE}. Default: today in the service's time zone.",
     )
 
 
@@ -131,7 +137,7 @@ class RouteArgs(_Args):
         "authenticated context. Text never overrides it.",
     )
     reference_date: IsoDate | None = Field(
-        default=None, description="Date for resolving relative dates, YYYY-MM-DD. Default: today."
+        default=None, description=f"Date for resolving relative dates, YYYY-MM-DD, {_REFERENCE_RANGE}. Default: today."
     )
     acknowledged_red_flags: Acknowledged
 

@@ -18,6 +18,7 @@ place is skipped (十零五), a trailing or doubled 零, 两 anywhere but before
 
 from __future__ import annotations
 
+import unicodedata
 from functools import lru_cache
 
 _DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
@@ -36,6 +37,10 @@ CHARS = "".join(_DIGITS) + "".join(_PLACES) + _MYRIAD + _POINT
 LIMIT = 10**15
 
 
+# Tokens up to this long are converted directly; a longer one has its whole part measured first.
+SHORT = 16
+
+
 def parse_number(token: str) -> int | float | None:
     """An ASCII-digit number (``120``, ``1.2``) or a Chinese numeral; ``None`` when refused.
 
@@ -44,9 +49,28 @@ def parse_number(token: str) -> int | float | None:
     identifier, not a quantity.
     """
     if "0" <= token[:1] <= "9":
-        value = float(token) if "." in token else int(token)
-        return value if value < LIMIT else None
+        return parse_digits(token)
     return parse_chinese(token)
+
+
+def parse_digits(token: str) -> int | float | None:
+    """Decimal digits (any script's: the critical-value scan reads Unicode digits) with an optional
+    fraction; ``None`` at or above ``LIMIT``.
+
+    A long token is refused by the length of its whole part before any conversion: ``int()`` of a
+    digit string costs the square of its length and raises past 4,300 digits (a 10,000-digit text
+    crashed the extractor).
+    """
+    if len(token) > SHORT:
+        whole, point, fraction = token.partition(".")
+        lead = 0
+        while lead < len(whole) - 1 and unicodedata.decimal(whole[lead], None) == 0:
+            lead += 1  # leading zeros do not make a number larger
+        if len(whole) - lead > SHORT:
+            return None
+        token = whole[lead:] + point + fraction
+    value = float(token) if "." in token else int(token)
+    return value if value < LIMIT else None
 
 
 @lru_cache(maxsize=512)

@@ -13,7 +13,6 @@ them would put one change in three places.
 from __future__ import annotations
 
 import hashlib
-import re
 import tomllib
 from dataclasses import dataclass
 from importlib import resources

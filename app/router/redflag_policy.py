@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from .context import Cue, ContextRules
 from .lexicon import Lexicon
+from .numerals import CHARS
 from .patterns import pattern_problems
 from .text import fold
 
@@ -134,6 +135,10 @@ def check(p0: P0Entry, context: ContextEntry, roles: set[str]) -> list[str]:
     for rule in p0.critical_values:
         if rule.plausible_max <= rule.threshold:
             problems.append(f"p0.critical_values.{rule.analyte}: plausible_max must be above threshold")
+        for word in rule.words:
+            folded = fold(word)
+            if folded and folded[-1] in CHARS:  # analysis._critical_values shares one number scan
+                problems.append(f"p0.critical_values.{rule.analyte}: {word!r} ends with a numeral character")
         if rule.concept not in concept_ids:
             problems.append(f"p0.critical_values.{rule.analyte}: unknown concept {rule.concept!r}")
     fever = p0.infant_fever

@@ -32,8 +32,9 @@ Decisions this module makes where the spec is silent (each has a row in tests/ro
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from datetime import date, timedelta
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -42,7 +43,7 @@ from typing_extensions import TypedDict  # pydantic reads typing's own TypedDict
 from .built import builder
 
 from .lexicon import Hit, Hits
-from .numerals import CHARS, LIMIT, parse_chinese, parse_number
+from .numerals import CHARS, LIMIT, SHORT, parse_digits, parse_number
 from .policy import Policy
 from .text import TextViews
 
@@ -131,6 +132,9 @@ _FOOD_BOUND_UNITS = frozenset({"斤", "两"})
 _RELATIVE_DAYS = {"今天": 0, "今日": 0, "昨天": -1, "昨日": -1, "前天": -2, "大前天": -3, "明天": 1, "明日": 1}
 _RELATIVE_DELTAS = {word: timedelta(days=days) for word, days in _RELATIVE_DAYS.items()}
 _ONE_WEEK = timedelta(days=7)
+# The reference dates that every relative word resolves against to a date: 上周一 said on a Sunday
+# reaches 13 days back, 明天 one day forward (N天前 is checked as it is read).
+REFERENCE_RANGE = (date.min + timedelta(days=13), date.max - timedelta(days=1))
 _WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 _WEEKDAYS.update({str(n): n - 1 for n in range(1, 8)})
 # A preceding character that turns the context word into another word: 将近 (nearly), 超重
@@ -139,6 +143,7 @@ _NOT_WINDOW = frozenset("将接靠附")
 _NOT_WEIGHT = frozenset("严加过超偏较沉")
 _KID_WORDS = ("宝宝", "孩子", "婴儿", "小孩", "儿子", "女儿")
 _TERM, _PAYLOAD = attrgetter("term"), attrgetter("payload")
+_START = itemgetter(0)  # of a Hit or a (start, end) mask
 
 
 def _unit_pattern(units: set[str]) -> str:
@@ -172,6 +177,21 @@ def _trie(words: set[str]) -> str:
 def _led(*words: str) -> str:
     """Words whose first character the leading class has already consumed: 最近 → (?<=最)近."""
     return "(?:" + "|".join(f"(?<={w[0]}){w[1:]}" for w in sorted(words, key=len, reverse=True)) + ")"
+
+
+# Where a Chinese numeral may open: at most two characters into its run of numeral characters.
+#
+# Opening anywhere made the scan quadratic: at every position of a run with no unit after it
+# (千千千…), ``[C]*`` ran to the end of the run and gave back one character at a time (1.9 s for
+# 2,000 characters, issue 11). Refusing the later positions changes no reading. The scan reaches a
+# position inside a run either after a failed attempt one character before it, or where a match
+# just ended. A failed attempt had already tried every end this one can try (what follows a
+# Chinese numeral decides alone whether a tail fits: no tail looks behind it), so this one fails
+# too. And a match ends inside a run at most two characters into it: a unit 两 right after digits
+# or 半 (5两三天), one or two numerals after 米 (一米二三), the weekday of 上周三 (上周三十天). A new
+# match kind that ends deeper inside a run must widen this; tests/router/test_adversarial.py
+# compares the scan with the unrestricted one.
+RUN_OPENING = f"(?<![{CHARS}]{{4}})"
 
 
 def _pattern(unit_set: set[str]) -> re.Pattern[str]:
@@ -219,7 +239,7 @@ def _pattern(unit_set: set[str]) -> re.Pattern[str]:
         "num": (
             f"0-9{CHARS}半",
             # 2026.3.5 is a date: no decimal part when another dot and digit follow it.
-            f"(?:(?<=[0-9])[0-9]*(?:\\.[0-9]+(?!\\.[0-9]))?|(?<=[{CHARS}])[{CHARS}]*|(?<=半))(?P<e>)(?:"
+            f"(?:(?<=[0-9])[0-9]*(?:\\.[0-9]+(?!\\.[0-9]))?|(?<=[{CHARS}]){RUN_OPENING}[{CHARS}]*|(?<=半))(?P<e>)(?:"
             + number_tails
             + ")",
         ),
@@ -257,12 +277,13 @@ class _Draft:
     """What one ``extract`` call has read so far; the handlers fill it in text order."""
 
     __slots__ = ("cased", "text", "reference", "foods", "masks", "ids", "dates", "numbers", "measures",
-                 "age", "weight", "height", "window")
+                 "age", "weight", "height", "window", "clause_marks")
 
     def __init__(self, views: TextViews, reference: date, foods: list[Hit], masks: list[tuple[int, int]]):
         self.cased, self.text, self.reference, self.foods, self.masks = views.cased, views.text, reference, foods, masks
-        self.ids: list[str] = []
-        self.dates: list[str] = []
+        # Dicts as ordered sets: a membership test per ID or date costs the same however many came before.
+        self.ids: dict[str, None] = {}
+        self.dates: dict[str, None] = {}
         # Quantity dicts; a measure is the index of its number.
         self.numbers: list[Quantity] = []
         self.measures: list[int] = []
@@ -270,18 +291,19 @@ class _Draft:
         self.weight: float | None = None
         self.height: float | None = None
         self.window: int | None = None
+        self.clause_marks: list[int] | None = None  # where the clause marks are, read on first need
 
     def quantity(
         self, m: re.Match[str], start: int, stop: int, unit: str | None = None, half: str | None = None
     ) -> Quantity | None:
         """Record ``text[start:stop]`` with the unit and trailing 半 groups that follow it, if they matched."""
         token = self.text[start:stop]
-        if "0" <= token[:1] <= "9":  # parse_number, inlined: this runs for most handled matches
+        if "0" <= token[:1] <= "9" and len(token) <= SHORT:  # parse_number, inlined: this runs for most handled matches
             value = float(token) if "." in token else int(token)
             if value >= LIMIT:
                 return None
         else:
-            value = parse_chinese(token)
+            value = parse_number(token)
             if value is None:
                 return None
         if self.masks and _masked(self.masks, start):
@@ -300,9 +322,7 @@ class _Draft:
         return quantity
 
     def add_date(self, day: date) -> None:
-        iso = day.isoformat()
-        if iso not in self.dates:
-            self.dates.append(iso)
+        self.dates[day.isoformat()] = None
 
 
 class SlotExtractor:
@@ -354,18 +374,18 @@ class SlotExtractor:
             if kind == bare:  # ASCII digits only: parse_number's own branch, inlined
                 start, stop = m.span()
                 token = text[start:stop]
-                value = float(token) if "." in token else int(token)
-                if value < LIMIT and not (masks and _masked(masks, start)):
+                value = (float(token) if "." in token else int(token)) if len(token) <= SHORT else parse_digits(token)
+                if value is not None and value < LIMIT and not (masks and _masked(masks, start)):
                     numbers.append({"value": value, "unit": None, "raw": cased[start:stop]})
             elif kind == quantity:  # _Draft.quantity inlined; the unit always matched, 半 may follow it
                 start, stop = m.start(), m.start(number_end)
                 token = text[start:stop]
-                if "0" <= token[0] <= "9":
+                if "0" <= token[0] <= "9" and len(token) <= SHORT:
                     value = float(token) if "." in token else int(token)
                     if value >= LIMIT:
                         continue
                 else:
-                    value = parse_chinese(token)
+                    value = parse_number(token)
                     if value is None:
                         continue
                 if masks and _masked(masks, start):
@@ -393,10 +413,10 @@ class SlotExtractor:
             ambiguous.append("meal")
         return _build_result(
             {
-                "patient_id": draft.ids[0] if len(draft.ids) == 1 else None,
+                "patient_id": next(iter(draft.ids)) if len(draft.ids) == 1 else None,
                 "food": list(dict.fromkeys(map(_TERM, foods))),
                 "analyte": list(dict.fromkeys(map(_PAYLOAD, analytes))),
-                "date": draft.dates,
+                "date": list(draft.dates),
                 "number": numbers,
                 "age_years": draft.age,
                 "weight_kg": draft.weight,
@@ -414,10 +434,11 @@ class SlotExtractor:
     def _on_pid(self, m: re.Match[str], d: _Draft) -> None:
         token = d.cased[m.start() : m.end()]
         if token[0] == "P":
-            if token not in d.ids:
-                d.ids.append(token)
-        else:  # p0012 is not an ID; its digits are an ordinary number
-            d.numbers.append({"value": int(token[1:]), "unit": None, "raw": token[1:]})
+            d.ids[token] = None
+        else:  # p0012 is not an ID; its digits are an ordinary number (unless too long to be one)
+            value = parse_digits(token[1:])
+            if value is not None:
+                d.numbers.append({"value": value, "unit": None, "raw": token[1:]})
 
     def _on_ymd(self, m: re.Match[str], d: _Draft) -> None:
         year = int(d.text[m.start() : m.start("e")])
@@ -431,13 +452,16 @@ class SlotExtractor:
 
     def _on_relative(self, m: re.Match[str], d: _Draft) -> None:
         delta = _RELATIVE_DELTAS.get(m.group())
-        if delta is not None:
-            d.add_date(d.reference + delta)
-        elif m.group("wd"):  # 上周三: the Wednesday of the previous week
-            monday = d.reference - timedelta(days=d.reference.weekday() + 7)
-            d.add_date(monday + timedelta(days=_WEEKDAYS[m.group("wd")]))
-        else:
-            d.add_date(d.reference - _ONE_WEEK)
+        try:
+            if delta is not None:
+                d.add_date(d.reference + delta)
+            elif m.group("wd"):  # 上周三: the Wednesday of the previous week
+                monday = d.reference - timedelta(days=d.reference.weekday() + 7)
+                d.add_date(monday + timedelta(days=_WEEKDAYS[m.group("wd")]))
+            else:
+                d.add_date(d.reference - _ONE_WEEK)
+        except OverflowError:
+            return  # past year 1 or 9999 (a reference outside REFERENCE_RANGE, given in Python): not a date
 
     def _on_ago(self, m: re.Match[str], d: _Draft) -> None:
         value = parse_number(d.text[m.start() : m.start("e")])
@@ -535,19 +559,32 @@ def _add_calendar_date(d: _Draft, year: int, month: str, day: str) -> None:
 
 
 def _masked(masks: list[tuple[int, int]], start: int) -> bool:
-    return any(lo <= start < hi for lo, hi in masks)
+    """Whether ``start`` lies inside one of ``masks``: lexicon hits, in text order with increasing
+    starts and ends, so the last one opening at or before ``start`` is the only candidate (a search,
+    not a pass over every mask per number: hco3 written a thousand times)."""
+    index = bisect_right(masks, start, key=_START)
+    return index > 0 and start < masks[index - 1][1]
 
 
 _build_result = builder(SlotsResult)
 
 
 def _food_in_clause(d: _Draft, m: re.Match[str]) -> bool:
-    """A food named in the clause around the match: 一斤猪肉, 猪肉二两 — not 体重长了两斤."""
+    """A food named in the clause around the match: 一斤猪肉, 猪肉二两 — not 体重长了两斤.
+
+    Clause marks are found once per text and foods are in text order with increasing starts and
+    ends, so each portion costs two searches, not a pass over the text and the foods (一两米饭
+    written a thousand times)."""
+    marks = d.clause_marks
+    if marks is None:
+        marks = d.clause_marks = [mark.start() for mark in _CLAUSE.finditer(d.text)]
     start, end = m.span()
-    lo = max(d.text.rfind(ch, 0, start) for ch in _CLAUSE_MARKS) + 1
-    after = _CLAUSE.search(d.text, end)
-    hi = after.start() if after else len(d.text)
-    return any(lo <= food.start and food.end <= hi for food in d.foods)
+    before = bisect_left(marks, start)
+    lo = marks[before - 1] + 1 if before else 0
+    after = bisect_left(marks, end)
+    hi = marks[after] if after < len(marks) else len(d.text)
+    first = bisect_left(d.foods, lo, key=_START)  # the first food opening in the clause ends first
+    return first < len(d.foods) and d.foods[first].end <= hi
 
 
 _FREQUENCY = re.compile(f"[ \\t]*(?:{_NUM}|几)[ \\t]*[次回顿]")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-import jsonschema
 import mcp.types as types
 import pytest
 

@@ -153,7 +153,8 @@ def test_probe_needs_a_token(running):
 
 
 def test_dev_setup_writes_a_token_once(tmp_path):
-    run = lambda: subprocess.run([sys.executable, "-m", "app", "dev-setup"], env={**clean_env(), "PYTHONPATH": str(ROOT)}, cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    def run():
+        return subprocess.run([sys.executable, "-m", "app", "dev-setup"], env={**clean_env(), "PYTHONPATH": str(ROOT)}, cwd=tmp_path, capture_output=True, text=True, timeout=60)
     first = run()
     assert first.returncode == 0
     content = (tmp_path / ".env").read_text()

@@ -57,6 +57,18 @@ CALLS: list[Call] = [
     Call("check_safety_gate", {"intent": "孩子突然抽搐了，叫不醒", "caller": "parent_assistant"},
          {"allow": False, "gate": "P0_EMERGENCY"}),
     Call("classify_intent", {"text": "孩子一天没尿了"}, {"intent": "emergency_red_flag", "fallback": "halt"}),
+    # A red flag that is not happening now asks (SPEC §4.7); the dispatcher asks the user and, on
+    # "no", resends the same text with the concept ids in acknowledged_red_flags: it then proceeds.
+    # ACK_ROUND_TRIP names the two calls (the second acknowledges what the first reported).
+    Call("route_request", {"text": "孩子以前有过高热惊厥，现在能吃香蕉吗", "caller": "parent_assistant", "patient_id": "P0001", "reference_date": REFERENCE_DATE},
+         {"status": "confirm", "reason_code": "p0_confirm_current", "gate": None}),
+    Call("route_request", {"text": "孩子以前有过高热惊厥，现在能吃香蕉吗", "caller": "parent_assistant", "patient_id": "P0001", "reference_date": REFERENCE_DATE,
+                           "acknowledged_red_flags": ["seizure"]},
+         {"status": "proceed", "intent": "nutrition_calc"}),
+    Call("check_safety_gate", {"intent": "我姐姐家的孩子经常抽搐，孩子能吃香蕉吗", "caller": "parent_assistant"},
+         {"allow": False, "gate": "P0_CONFIRM", "reason_code": "p0_confirm_current"}),
+    Call("check_safety_gate", {"intent": "我姐姐家的孩子经常抽搐，孩子能吃香蕉吗", "caller": "parent_assistant", "acknowledged_red_flags": ["seizure"]},
+         {"allow": True, "gate": "PASS"}),
     # MX-1: staging questions from a parent or nutritionist are delegated to doctor_assistant.
     Call("check_safety_gate", {"intent": "孩子CKD几期了？eGFR是多少", "caller": "parent_assistant"},
          {"allow": False, "applied_rule": "MX-1", "delegate_to": "doctor_assistant"}),
@@ -102,6 +114,8 @@ CALLS: list[Call] = [
     Call("check_safety_gate", {"intent": "delete_patient_record", "caller": "doctor_assistant", "target_mcp": "a207-his-mcp"},
          {"allow": False, "reason_code": "mx3_unregistered_write"}),
 ]
+
+ACK_ROUND_TRIP = (3, 4)  # indexes in CALLS: confirm, then the same text acknowledged
 
 # A bad argument (an extra key) is a tool error, not a protocol error.
 BAD_CALL = Call("check_permission", {"caller": "doctor_assistant", "mcp": "a207-lis-mcp", "action": "read", "extra": 1},

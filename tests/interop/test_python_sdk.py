@@ -131,3 +131,42 @@ def test_bad_argument_is_a_tool_error(interop_server, interop_cases):
     assert result.structured_content["error"]["code"] == "INVALID_ARGUMENT"
     assert result.structured_content == expected
     assert len(result.content) == 1 and json.loads(result.content[0].text) == expected
+
+
+def test_acknowledgement_round_trip(interop_server):
+    """SPEC §4.7 dispatcher contract: confirm → the user says "not now" → the same text with the
+    reported concept ids in acknowledged_red_flags proceeds; a current red flag still halts."""
+    text = "孩子以前有过高热惊厥，现在能吃香蕉吗"
+    args = {"text": text, "caller": "parent_assistant", "patient_id": "P0001", "reference_date": "2026-11-30"}
+
+    async def scenario():
+        async with _session(*interop_server) as (session, _):
+            await session.list_tools()
+            first = await session.call_tool("route_request", args)
+            concepts = sorted({f["concept"] for f in first.structured_content["red_flags"]})
+            second = await session.call_tool("route_request", {**args, "acknowledged_red_flags": concepts})
+            now = await session.call_tool("route_request", {**args, "text": "孩子现在又抽搐了", "acknowledged_red_flags": concepts})
+            return first, concepts, second, now
+
+    first, concepts, second, now = _run(scenario())
+    assert (first.structured_content["status"], first.structured_content["reason_code"]) == ("confirm", "p0_confirm_current")
+    assert concepts == ["seizure"]
+    assert second.structured_content["status"] == "proceed"
+    assert [f["acknowledged"] for f in second.structured_content["red_flags"]] == [True]
+    assert now.structured_content["status"] == "halt"
+
+
+def test_unknown_acknowledged_concept_is_invalid_and_not_echoed(interop_server):
+    secret = "not_a_concept_zq"
+
+    async def scenario():
+        async with _session(*interop_server) as (session, _):
+            return await session.call_tool(
+                "check_safety_gate", {"intent": "孩子以前抽搐过", "caller": "parent_assistant", "acknowledged_red_flags": [secret]}
+            )
+
+    result = _run(scenario())
+    assert result.is_error is True
+    error = result.structured_content["error"]
+    assert (error["code"], error["field"]) == ("INVALID_ARGUMENT", "acknowledged_red_flags")
+    assert secret not in result.content[0].text

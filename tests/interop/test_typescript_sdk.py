@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import BAD_CALL, CALLS, FIVE_TOOLS, IN_CI
+from .conftest import ACK_ROUND_TRIP, BAD_CALL, CALLS, FIVE_TOOLS, IN_CI
 
 TS_DIR = Path(__file__).resolve().parent / "ts"
 SDK = "@modelcontextprotocol/sdk"
@@ -161,3 +161,13 @@ def test_http_exchanges_follow_the_profile(ts_output):
     assert all(status == (202 if method.startswith("notifications/") else 200) for method, status in posts), http
     assert all(status == 405 for verb, _, status in http if verb == "GET"), http
     assert {verb for verb, _, _ in http} <= {"POST", "GET", "DELETE"}, http
+
+
+def test_acknowledgement_round_trip(ts_output, interop_cases):
+    """The TypeScript client replays confirm, then the same text acknowledged (SPEC §4.7)."""
+    first, second = (ts_output["results"][i]["structuredContent"] for i in ACK_ROUND_TRIP)
+    assert (first["status"], first["reason_code"]) == ("confirm", "p0_confirm_current")
+    acknowledged = CALLS[ACK_ROUND_TRIP[1]].arguments["acknowledged_red_flags"]
+    assert sorted({f["concept"] for f in first["red_flags"]}) == acknowledged
+    assert second["status"] == "proceed"
+    assert all(f["acknowledged"] for f in second["red_flags"])

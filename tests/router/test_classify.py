@@ -275,7 +275,7 @@ TIES = [
 ]
 
 
-@pytest.mark.parametrize(("text", "winner", "loser"), [pytest.param(t, w, l, id=i) for i, t, w, l in TIES])
+@pytest.mark.parametrize(("text", "winner", "loser"), [pytest.param(t, w, lo, id=i) for i, t, w, lo in TIES])
 def test_ties_break_by_priority_then_table_order(router, text, winner, loser):
     scores = expected_scores(text)
     # the premise, from policy.toml alone
@@ -370,3 +370,19 @@ def test_candidates_are_sorted_best_first(router, text):
     assert all(c.mcp == MCP[c.intent] for c in cands)
     assert cands[0].intent == r.intent
     assert {c.intent: c.score for c in cands} == expected_scores(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "intent", "contexts"),
+    [
+        pytest.param("孩子以前有过高热惊厥，现在能吃香蕉吗", "nutrition_calc", ["historical"], id="past red flag: classified as usual, reported"),
+        pytest.param("我胸痛，孩子能吃香蕉吗", "nutrition_calc", ["other_person"], id="我 has no caller here: another person"),
+        pytest.param("孩子现在抽搐，能吃香蕉吗", "emergency_red_flag", ["current"], id="current red flag: forced emergency"),
+        pytest.param("香蕉能吃吗", "nutrition_calc", [], id="no red flag: empty list"),
+    ],
+)
+def test_red_flags_in_other_contexts_do_not_force_an_intent(router, text, intent, contexts):
+    r = router.classify_intent(text)
+    assert r.intent == intent
+    assert [f.context for f in r.red_flags] == contexts
+    assert all(f.acknowledged is False for f in r.red_flags)  # classify_intent takes no acknowledgement

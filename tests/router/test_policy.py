@@ -105,6 +105,8 @@ REFUSALS = [
     ("safe phrase that is a P0 term", edit('safe_phrases = [\n  "减少尿蛋白",', 'safe_phrases = [\n  "无尿",'), "is itself a P0 term"),
     ("safe phrase that is a P0 term in another concept", edit('safe_phrases = [\n  "减少尿蛋白",', 'safe_phrases = [\n  "脱水",'), "is itself a P0 term"),
     ("safe phrase containing no P0 term", edit('safe_phrases = [\n  "减少尿蛋白",', 'safe_phrases = [\n  "多喝水",'), "suppresses nothing"),
+    ("critical word ending with a numeral character (the shared number scan would split it)",
+     edit('words = ["血钾", "钾",', 'words = ["血钾", "钾十",'), "'钾十' ends with a numeral character"),
     ("intent bound to an unregistered MCP", edit('name = "report"\nmcp = "M10"', 'name = "report"\nmcp = "M99"'), "intents.report: unregistered MCP 'M99'"),
     ("unknown key (a typo) is refused", edit('version = "', 'versoin = "x"\nversion = "'), "versoin"),
     ("not TOML", b"version = [", "not valid TOML"),

@@ -1,0 +1,124 @@
+"""Hostile texts cost about what an ordinary message does (issue 11): every pass is linear.
+
+Not a speed test: each assertion is a ratio of two costs measured side by side in this process — a
+hostile 2,000-character text against an ordinary 2,000-character message — with a bound (10×) far
+above noise and far below what a quadratic pass costs (×1,000 on 千 written 2,000 times before the
+fix). Costs are the thread's CPU time, the lowest of a few alternating rounds, so a busy machine
+moves both sides alike. The generators are bench/adversarial_bench.py's (which prints the figures
+and holds the tighter 3× target); a hypothesis search adds texts built from the router's own
+vocabulary.
+
+The slot scan refuses to open a Chinese numeral deep inside its run (app/router/slots.py
+``RUN_OPENING``); a property here proves that reads every text exactly as opening anywhere did.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from datetime import date
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from app.router import Router, load_policy
+from app.router.numerals import CHARS
+from app.router.slots import RUN_OPENING
+from app.router.text import views
+from bench.adversarial_bench import COMPARED, GENERATORS
+
+BOUND = 10.0
+REFERENCE = date(2026, 3, 10)
+ROUNDS = 5
+
+ROUTER = Router(load_policy())
+POLICY = ROUTER.policy
+
+
+def route(text: str) -> int:
+    """Thread CPU nanoseconds of one route_request call."""
+    start = time.thread_time_ns()
+    ROUTER.route_request(text, "doctor_assistant", "P0001", REFERENCE)
+    return time.thread_time_ns() - start
+
+
+def ratio(hostile: str, rounds: int = ROUNDS) -> float:
+    """The hostile text's cost over the ordinary message's, each the lowest of alternating rounds."""
+    ordinary = GENERATORS["ordinary"](COMPARED)
+    route(ordinary), route(hostile)  # warm: caches and first-call costs are not what is compared
+    hostile_ns, ordinary_ns = [], []
+    for _ in range(rounds):
+        ordinary_ns.append(route(ordinary))
+        hostile_ns.append(route(hostile))
+    return min(hostile_ns) / max(min(ordinary_ns), 1)
+
+
+@pytest.mark.parametrize("name", [name for name in GENERATORS if name != "ordinary"])
+def test_hostile_text_costs_at_most_ten_ordinary_messages(name):
+    text = GENERATORS[name](COMPARED)
+    assert len(text) == COMPARED
+    found = ratio(text)
+    assert found <= BOUND, f"{name}: {found:.1f}× an ordinary {COMPARED}-character message"
+
+
+# The router's own words: numerals, units, analyte and P0 words, ID shapes, digits, separators and
+# the cue words that red-flag context reads.
+VOCABULARY = sorted(
+    set(CHARS) | {"半", "两", "个", "米", "m", "k", "P", "p", "Р", "0", "1", "9", ".", "-", "_", ":", "#", " ", "，", "。"}
+    | set(POLICY.slots.measure_units) | {"天", "周", "个月", "岁", "年", "月", "日", "公斤", "斤", "mmol/l", "hco3"}
+    | set(POLICY.slots.analytes) | set(list(POLICY.slots.foods)[:20])
+    | {"没有", "以前", "现在", "如果", "不", "最近", "近", "体重", "身高", "宝宝", "上周", "昨天", "前"}
+    | {"抽搐", "无尿", "少尿", "昏迷", "高钾血症", "减少尿蛋白"}
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(VOCABULARY), min_size=1, max_size=8))
+def test_no_text_built_from_the_vocabulary_is_slow(motif):
+    """A motif of a few words, repeated to 2,000 characters: repetition is what a quadratic pass
+    pays for (each occurrence rescans the others)."""
+    unit = "".join(motif)
+    text = (unit * (COMPARED // len(unit) + 1))[:COMPARED]
+    found = ratio(text, rounds=3)
+    assert found <= BOUND, f"{unit!r} repeated: {found:.1f}× an ordinary message"
+
+
+# --- the slot scan opens numerals near their run's start only, and reads the same ------------------
+
+SCAN = ROUTER._slots._scan.__self__
+
+
+def test_the_slot_scan_restricts_where_a_numeral_opens():
+    assert RUN_OPENING in SCAN.pattern
+
+
+ANYWHERE = re.compile(SCAN.pattern.replace(RUN_OPENING, ""))
+
+NUMERAL_WORDS = sorted(
+    set(CHARS) | {"半", "两", "个", "米", "米饭", "m", "5", "12", ".", " ", "，", "上", "周", "星期", "礼拜", "三",
+                  "天", "个月", "克", "斤", "岁", "年", "月", "日", "号", "前", "内", "次", "体重", "身高", "最近", "宝宝"}
+)
+
+
+def readings(pattern: re.Pattern[str], text: str) -> list[tuple]:
+    return [(m.span(), m.lastindex, m.groups()) for m in pattern.finditer(text)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(NUMERAL_WORDS), max_size=30))
+def test_numerals_opening_near_their_run_start_read_every_text_alike(words):
+    text = views("".join(words)).text
+    assert readings(SCAN, text) == readings(ANYWHERE, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["5两三天", "半两三天", "一米二三四天", "身高一米二三四天", "上周三十天", "上星期五十二天", "1m二三四五天"],
+    ids=["unit 两 after digits", "unit 两 after 半", "metre tail", "height tail", "weekday", "weekday 星期", "m tail"],
+)
+def test_a_numeral_right_after_a_match_inside_a_run_is_still_read(text):
+    """The matches that end inside a run of numerals: what follows them is read as before."""
+    v = views(text).text
+    assert readings(SCAN, v) == readings(ANYWHERE, v)
+    assert any(m.start() > 0 and v[m.start() - 1] in CHARS and v[m.start()] in CHARS for m in SCAN.finditer(v))
