@@ -119,7 +119,7 @@ def build(tools: Tools, classifier: Classifier, *, reference_date: str | None = 
         if state.get("confirmed_now") and status != "halt":
             return "escalate"  # the user said the event is happening now: fail safe
         if status in {"confirm", "clarify"} and state.get("routes", 0) >= MAX_ROUTES:
-            return "give_up"
+            return "escalate" if status == "confirm" else "give_up"  # an unresolved red flag fails safe
         return {
             "halt": "escalate", "confirm": "confirm", "denied": "denied", "clarify": "clarify",
             "review": "review", "proceed": "authorize",
