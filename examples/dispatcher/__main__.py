@@ -62,7 +62,7 @@ def _prompt(pending: dict) -> str:
 def _show(step: Step) -> None:
     state = step.state
     print(state.get("answer", ""))
-    print(f"  path: {' → '.join(state.get('path', []))}")
+    print(f"  path: {' → '.join(step.turn_path)}")
     if state.get("handoff"):
         print(f"  handed to: {state['handoff']['to']}")
     for proposal in state.get("proposals") or []:

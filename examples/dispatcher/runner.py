@@ -29,6 +29,7 @@ class Step:
 
     pending: dict[str, Any] | None
     state: dict[str, Any]
+    turn_path: list[str]  # the nodes of this turn only (`state["path"]` is the whole thread's)
 
 
 class Dispatcher:
@@ -37,8 +38,11 @@ class Dispatcher:
         self.caller = caller
         self.patient_id = patient_id
         self.config = {"configurable": {"thread_id": thread_id}}
+        self.turn_start = 0
 
     async def say(self, text: str) -> Step:
+        snapshot = await self.graph.aget_state(self.config)
+        self.turn_start = len(snapshot.values.get("path", []))
         first = {"caller": self.caller, "patient_id": self.patient_id, **turn_input(text)}
         return await self._run(first)
 
@@ -58,7 +62,7 @@ class Dispatcher:
         result = await self.graph.ainvoke(payload, self.config)
         interrupts = result.get("__interrupt__") or []
         state = {k: v for k, v in result.items() if k != "__interrupt__"}
-        return Step(interrupts[0].value if interrupts else None, state)
+        return Step(interrupts[0].value if interrupts else None, state, state.get("path", [])[self.turn_start:])
 
 
 @asynccontextmanager
