@@ -10,7 +10,7 @@ Prints the median µs per call of each of the five tools on a realistic ~100-cha
 message (the method itself, the validated ``Router.call`` entry, and the whole JSON-RPC
 ``McpServer.handle`` round trip from request bytes to response bytes), then how the text tools'
 cost grows with text length (100 / 1,000 / 2,000 characters) and with lexicon size (the shipped
-word lists ×1, ×10, ×100: synthetic CJK terms added to the P0 terms, staging terms, intent
+word lists ×1, ×10, ×100: synthetic CJK terms added to the red-flag terms, staging terms, intent
 keywords and foods of a copy of the policy).
 
 The machine is assumed shared and noisy, so every comparison is measured side by side: the
@@ -153,18 +153,20 @@ def synthetic_terms(count: int, taken: set[str], avoid: list[str], rng: random.R
 
 
 def scaled_policy_bytes(scale: int, avoid: list[str], seed: int = 20261130) -> bytes:
-    """The shipped policy with its P0 terms, staging terms, intent keywords and foods ×``scale``."""
+    """The shipped policy with its red-flag terms, staging terms, intent keywords and foods ×``scale``."""
     raw = tomllib.loads(default_policy_bytes().decode("utf-8"))
     if scale == 1:
         return default_policy_bytes()
     rng = random.Random(seed)
     alphabet = _cjk_alphabet()
     taken: set[str] = set()
-    for words in (raw["p0"]["terms"], raw["staging"]["terms"], raw["slots"]["foods"],
+    concepts = raw["p0"]["concepts"]
+    for words in (*(c["terms"] for c in concepts), raw["staging"]["terms"], raw["slots"]["foods"],
                   *(i["keywords"] for i in raw["intents"])):
         taken.update(fold(w) for w in words)
     extra = scale - 1
-    raw["p0"]["terms"] += synthetic_terms(len(raw["p0"]["terms"]) * extra, taken, avoid, rng, alphabet)
+    for concept in concepts:  # each red-flag concept's terms ×scale
+        concept["terms"] += synthetic_terms(len(concept["terms"]) * extra, taken, avoid, rng, alphabet)
     raw["staging"]["terms"] += synthetic_terms(len(raw["staging"]["terms"]) * extra, taken, avoid, rng, alphabet)
     raw["slots"]["foods"] += synthetic_terms(len(raw["slots"]["foods"]) * extra, taken, avoid, rng, alphabet)
     for intent in raw["intents"]:

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Any, Iterator
 
 from .lexicon import Hit, Lexicon
 
@@ -106,7 +106,7 @@ class _Walk:
         self.next_patient = 0
         self.clause_end = clause_end
 
-    def step(self, kind: str, item) -> None:
+    def step(self, kind: str, item: Any) -> None:
         if kind == "boundary":
             self._boundary(*item)
         elif kind == "mention":
@@ -177,6 +177,13 @@ class _Walk:
 
     def _subject(self, hit: Hit, kind: str) -> None:
         after_subject = hit.start == self.subject_end
+        if hit.start < self.subject_end:
+            # overlapping the subject word before it (小宝|宝宝, 我姐|姐姐): that word decided, this
+            # one only extends it (姐姐家的孩子 is still governed)
+            if kind == "other":
+                self.other_end = hit.end
+            self.subject_end = hit.end
+            return
         if kind == "patient":
             governed = self.other_end >= 0 and (
                 hit.start == self.other_end or self.text[self.other_end:hit.start] in self.rules.governing_links

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from re import _constants as sre  # type: ignore[attr-defined]
 from re import _parser as sre_parse  # type: ignore[attr-defined]
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
@@ -126,12 +126,13 @@ def check(p0: P0Entry, context: ContextEntry, roles: set[str]) -> list[str]:
             if not found and _first_chars(pattern) is None:
                 found = ["must start with a literal character, a class of them or a choice of them"]
             problems.extend(f"{where}.patterns.{name}: {p}" for p in found)
+    compiled = [re.compile(p) for c in p0.concepts for p in c.patterns.values() if not pattern_problems(p)]
     for phrase in p0.safe_phrases:
         key = fold(phrase)
         if key in owner:
             problems.append(f"p0.safe_phrases: {phrase!r} is itself a P0 term")
-        elif not any(term in key for term in owner):
-            problems.append(f"p0.safe_phrases: {phrase!r} contains no P0 term, so it suppresses nothing")
+        elif not any(term in key for term in owner) and not any(p.search(key) for p in compiled):
+            problems.append(f"p0.safe_phrases: {phrase!r} contains no P0 term or pattern, so it suppresses nothing")
     for rule in p0.critical_values:
         if rule.plausible_max <= rule.threshold:
             problems.append(f"p0.critical_values.{rule.analyte}: plausible_max must be above threshold")
@@ -240,9 +241,9 @@ def compile_rules(p0: P0Entry, context: ContextEntry) -> RedFlagRules:
         (re.compile(pattern), name, concept.id) for concept in p0.concepts for name, pattern in concept.patterns.items()
     )
     starts: dict[str, list[tuple[re.Pattern[str], str, str]]] = {}
-    for entry in patterns:
-        for ch in sorted(_first_chars(entry[0].pattern) or ()):
-            starts.setdefault(ch, []).append(entry)
+    for compiled in patterns:
+        for ch in sorted(_first_chars(compiled[0].pattern) or ()):
+            starts.setdefault(ch, []).append(compiled)
     firsts = "".join(sorted(starts))
     fever = p0.infant_fever
     child = "|".join(re.escape(fold(w)) for w in sorted(fever.child_words, key=len, reverse=True))
@@ -300,7 +301,7 @@ def _first_chars(pattern: str) -> set[str] | None:
     loader refuses such a red-flag pattern: the prefilter that spares most texts every pattern
     relies on a known first character)."""
 
-    def first(items) -> set[str] | None:  # None: could be anything
+    def first(items: Any) -> set[str] | None:  # None: could be anything
         for op, av in items:
             if op in (sre.ASSERT, sre.ASSERT_NOT, sre.AT):
                 continue  # look-behinds and anchors consume nothing
@@ -328,7 +329,7 @@ def _first_chars(pattern: str) -> set[str] | None:
     return first(sre_parse.parse(pattern))
 
 
-def _zero_width(items) -> bool:
+def _zero_width(items: Any) -> bool:
     return all(
         op in (sre.ASSERT, sre.ASSERT_NOT, sre.AT)
         or (op is sre.BRANCH and all(_zero_width(b) for b in av[1]))

@@ -34,19 +34,24 @@ def red_flags(
     """Every mention in text order with its context; ``critical`` holds the critical values found
     on the text view as (start, end, rule index)."""
     text = v.text
-    mentions = _mentions(rules, text, hits.get("p0"))
+    if squashed is hits:
+        mentions = _mentions(rules, text, hits.get("p0"))
+    else:
+        # The squashed view finds every term and pattern the text view has, and those that fillers
+        # split (抽-搐): one pattern scan there, its mentions placed back in the text. The text
+        # view's terms are kept too (a term may span a filler the policy wrote into it, "hun mi").
+        mentions = [Mention(h.start, h.end, h.payload, h.term) for h in hits.get("p0") or () if h.payload is not None]
+        mentions += _squashed(rules, v, squashed)
     for start, end, index in critical:
         rule = rules.critical_values[index]
         mentions.append(Mention(start, end, rule.concept, rule.name))
     fever = _infant_fever(rules, text)
     if fever is not None:
         mentions.append(fever)
-    if squashed is not hits:
-        mentions += _squashed(rules, v, squashed)
     if not mentions:
         return []
     # A few sorted runs (terms, patterns, critical values, the squashed view): Timsort merges them
-    # in linear time. Where two overlap, the earlier wins, then the longer, then the text view's.
+    # in linear time. Where two overlap, the earlier wins, then the longer.
     mentions = _longest(sorted(mentions, key=lambda m: (m.start, -m.end)))
     found = contexts(rules.context, text, mentions, caller)
     return [Flag(m.concept, m.term, c) for m, c in zip(mentions, found)]
@@ -73,8 +78,8 @@ def _mentions(rules: RedFlagRules, text: str, p0: list[Hit] | None) -> list[Ment
 
 
 def _squashed(rules: RedFlagRules, v: TextViews, squashed: Hits) -> list[Mention]:
-    """The squashed view's mentions, placed in the text (those the text view has too are dropped
-    by ``_longest``)."""
+    """The squashed view's mentions, placed in the text (one the text view has too is dropped by
+    ``_longest``)."""
     found = _mentions(rules, v.squashed, squashed.get("p0"))
     if not found:
         return []
