@@ -5,7 +5,12 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint install system-tools bench bench-adversarial lock sbom clean
+# The dispatcher example (examples/dispatcher) has its own venv and requirements: its LangGraph /
+# langchain-mcp-adapters stack never enters the service's venv or image.
+DISPATCHER_VENV  := examples/dispatcher/.venv
+DISPATCHER_STAMP := $(DISPATCHER_VENV)/.installed
+
+.PHONY: run test lint install system-tools bench bench-adversarial lock sbom clean dispatcher-venv dispatcher-chat
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -14,6 +19,18 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 install: $(STAMP)
+
+$(DISPATCHER_STAMP): examples/dispatcher/requirements.txt
+	@test -x $(DISPATCHER_VENV)/bin/python || $(PYTHON) -m venv $(DISPATCHER_VENV)
+	$(DISPATCHER_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(DISPATCHER_VENV)/bin/python -m pip install --quiet -r examples/dispatcher/requirements.txt
+	@touch $(DISPATCHER_STAMP)
+
+dispatcher-venv: $(DISPATCHER_STAMP)
+
+# Talk to the router of `make run` (another terminal) as a parent of P0001; CALLER / PATIENT override.
+dispatcher-chat: $(DISPATCHER_STAMP)
+	$(DISPATCHER_VENV)/bin/python -m examples.dispatcher chat --caller $(or $(CALLER),parent_assistant) --patient $(or $(PATIENT),P0001)
 
 run: $(STAMP)
 	@$(PY) -m app dev-setup
@@ -25,7 +42,7 @@ system-tools:
 lint: $(STAMP)
 	$(PY) -m ruff check .
 
-test: $(STAMP) system-tools lint
+test: $(STAMP) $(DISPATCHER_STAMP) system-tools lint
 	$(PY) -m pytest -n 2 -q $(PYTEST_ARGS)
 
 # requirements.lock: the runtime dependencies of pyproject.toml, pinned with every file's hash (the
@@ -52,4 +69,4 @@ bench-adversarial: $(STAMP)
 	$(PY) bench/adversarial_bench.py $(BENCH_ARGS)
 
 clean:
-	rm -rf $(VENV) .venv-* .pytest_cache .hypothesis build
+	rm -rf $(VENV) .venv-* $(DISPATCHER_VENV) .pytest_cache .hypothesis build
