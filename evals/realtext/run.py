@@ -240,26 +240,33 @@ def markdown(sections: list[Section], meta: dict[str, str]) -> str:
     return "\n".join(out)
 
 
+def evaluate(data: Path) -> tuple[Any, list[Section]]:
+    """The router and every section whose file is in ``data``."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from app.router import Router, load_policy
+
+    router = Router(load_policy(), today=lambda: REFERENCE)
+    sections: list[Section] = []
+    red = data / "redflags.jsonl"
+    if red.is_file():
+        sections.append(red_flag_section(router, load(red)))
+    domain = data / "indomain.jsonl"
+    if domain.is_file():
+        rows = load(domain)
+        sections.append(intent_section(router, [row for row in rows if row.get("intent")]))
+        sections.append(slot_section(router, [row for row in rows if isinstance(row.get("slots"), dict)]))
+    return router, sections
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=HERE, help="directory with redflags.jsonl / indomain.jsonl")
     parser.add_argument("--record", action="store_true", help="rewrite evals/realtext/REPORT.md")
     args = parser.parse_args(argv)
 
-    sys.path.insert(0, str(ROOT))
-    from app.router import Router, load_policy
-
-    router = Router(load_policy(), today=lambda: REFERENCE)
     started = time.perf_counter()
-    sections: list[Section] = []
-    red = args.data / "redflags.jsonl"
-    if red.is_file():
-        sections.append(red_flag_section(router, load(red)))
-    domain = args.data / "indomain.jsonl"
-    if domain.is_file():
-        rows = load(domain)
-        sections.append(intent_section(router, [row for row in rows if row.get("intent")]))
-        sections.append(slot_section(router, [row for row in rows if isinstance(row.get("slots"), dict)]))
+    router, sections = evaluate(args.data)
     if not sections:
         print(f"no redflags.jsonl or indomain.jsonl in {args.data}", file=sys.stderr)
         return 2

@@ -37,6 +37,14 @@ ROWS = [
     ("§4.7 no seizure, but cannot be woken: current", "没有抽搐，但是一直叫不醒", PARENT, [(SZ, NEG), (AC, CUR)]),
     ("§4.7 my dad says the child just convulsed: current", "我爸说孩子刚才抽搐了", PARENT, [(SZ, CUR)]),
     ("§4.7 my dad convulsed: other person", "我爸刚才抽搐了", PARENT, [(SZ, OTH)]),
+    # --- subjects: a younger sibling is the patient (fail safe), an elder one another person -----
+    ("subject: my little brother convulsed just now: current", "我弟弟刚才抽搐了", PARENT, [(SZ, CUR)]),
+    ("subject: my little sister is lethargic: current", "妹妹今天一直昏睡", PARENT, [(LE, CUR)]),
+    ("subject: my elder brother convulsed: other person", "我哥刚才抽搐了", PARENT, [(SZ, OTH)]),
+    # --- stroke signs: a drooping mouth corner with words between, a palsy in the past ------------
+    ("stroke signs: mouth corner a little crooked: current", "今早脸的右边动不了，口角还有点斜", PARENT, [("stroke_signs", CUR)]),
+    ("stroke signs: facial palsy years ago: historical", "孩子三年前得过面瘫，现在能吃鱼吗", PARENT, [("stroke_signs", HIS)]),
+    ("stroke signs: 口角 without a droop is no red flag", "口角炎能吃橘子吗", PARENT, []),
     # --- pseudo-negations and terms that say "no" ----------------------------------------------
     ("pseudo 不停", "不停地抽搐", PARENT, [(SZ, CUR)]),
     ("pseudo 不断", "不断抽搐", PARENT, [(SZ, CUR)]),

@@ -27,7 +27,7 @@ CONCEPTS = [
     "seizure", "altered_consciousness", "respiratory_distress", "anuria", "gi_bleeding", "hyperkalemia", "infant_fever",
     "lethargy", "cyanosis", "chest_pain", "severe_edema", "hemorrhage", "hypertensive_crisis", "shock",
     "dialysis_peritonitis", "persistent_fever", "unable_to_drink", "vomits_everything", "dehydration",
-    "meningeal_signs", "non_blanching_rash", "abnormal_cry",
+    "meningeal_signs", "non_blanching_rash", "abnormal_cry", "stroke_signs",
 ]
 
 
@@ -77,7 +77,7 @@ REFUSALS = [
     ("overlapping aliases after folding Traditional", edit('"打卡" = "log_meal_checkin"', '"寫回病歷" = "log_meal_checkin"'), "overlaps an alias of"),
     ("alias naming another tool", edit('"打卡" = "log_meal_checkin"', '"打卡" = "award_badge"'), "names 'award_badge', not this tool"),
     ("keyword in two intents", edit('keywords = ["随访",', 'keywords = ["化验单", "随访",'), "overlaps a keyword of lab_result"),
-    ("concept without terms", edit('id = "cyanosis"\ngroup = "cardiorespiratory"\nterms = [', 'id = "cyanosis"\ngroup = "cardiorespiratory"\nterms = []\nunused = ['), "p0.concepts.4.terms"),
+    ("concept without terms", edit('id = "cyanosis"\ngroup = "cardiorespiratory"\nterms = [', 'id = "cyanosis"\ngroup = "cardiorespiratory"\nterms = []\nunused = ['), "p0.concepts.5.terms"),
     ("term in two concepts", edit('"口唇发紫", "嘴唇发紫"', '"口唇发紫", "抽搐"'), "'抽搐' is already a term of seizure"),
     ("term in two concepts after folding Traditional", edit('"口唇发紫", "嘴唇发紫"', '"口唇发紫", "驚厥"'), "is already a term of seizure"),
     ("pattern whose gap can cross a comma", edit("stool_blood = '(?:(?<=大)便|拉)[^，。！？；,!?;\\n]{0,2}血'", "stool_blood = '(?:(?<=大)便|拉)[^。！？]{0,2}血'"),
