@@ -177,6 +177,8 @@ _CURRENT = re.compile("(?:现在|目前|如今|今年|现)(?:我|是|有|已经|
 _BIRTH_RANK, _STATED_RANK, _CURRENT_RANK = 0, 1, 2
 # After N岁: a past age (12岁前, 5岁的时候), a range (12岁到20岁) or an approximation: no age.
 _NOT_AN_AGE_AFTER = ("多", "前", "之前", "以前", "时", "的时候", "那年", "到", "至", "左右")
+# Before N岁: the end of a past span (直到20岁, 一直到他20岁): no age now.
+_NOT_AN_AGE_BEFORE = ("直到", "直到他", "直到她", "直到我")
 _PREGNANT = "孕"  # 孕22周, 早孕22周: a pregnancy, not a time window
 _NOT_KID_OPENERS = ("我", "患", "病")
 _NOT_FULL_MONTH = ("未", "没", "不到", "没有", "还没")
@@ -634,8 +636,12 @@ class SlotExtractor:
         if years is None or (m.group("agem_n") and months is None):
             return
         end, start = m.end(), m.start()
-        if (d.text.startswith(_NOT_AN_AGE_AFTER, end) and not d.text.startswith("前天", end)) or (start and d.text[start - 1] in "到至"):
-            return  # 3岁多 is "over three", 12岁前 a past age, 12岁到20岁 a range
+        if (
+            (d.text.startswith(_NOT_AN_AGE_AFTER, end) and not d.text.startswith("前天", end))
+            or (start and d.text[start - 1] in "到至")
+            or d.text.endswith(_NOT_AN_AGE_BEFORE, 0, start)
+        ):
+            return  # 3岁多 is "over three", 12岁前 a past age, 12岁到20岁 a range, 直到20岁 a past span
         d.set_age(m.start(), m.end(), float(years["value"] + (months["value"] / 12 if months else 0)))
 
     def _on_temperature(self, m: re.Match[str], d: _Draft) -> None:

@@ -42,6 +42,8 @@ AGES = [
     ("孩子N个月前 is a date, no age", "孩子3个月前查过", {"age_years": None}),
     ("N岁前 is a past age", "12岁前有过肾炎", {"age_years": None}),
     ("N岁到M岁 is a range", "从12岁到20岁都没有复发", {"age_years": None}),
+    ("直到N岁 ends a past span", "小时候发作过，直到她15岁都没再发", {"age_years": None}),
+    ("直到 elsewhere in the clause does not hide an age", "直到现在孩子5岁了还尿床", {"age_years": 5.0}),
     ("三个多月 is an approximation", "宝宝三个多月", {"age_years": None}),
 ]
 
