@@ -39,8 +39,10 @@ run: $(STAMP)
 system-tools:
 	@bash scripts/ensure-system-tools.sh
 
+# mypy checks what pyproject.toml's [tool.mypy] names: app/router, strictly.
 lint: $(STAMP)
 	$(PY) -m ruff check .
+	$(PY) -m mypy
 
 test: $(STAMP) $(DISPATCHER_STAMP) system-tools lint
 	$(PY) -m pytest -n 2 -q $(PYTEST_ARGS)

@@ -16,7 +16,7 @@ produced it.
 
 from __future__ import annotations
 
-from typing import Callable, TypeVar
+from typing import Any, Callable, TypeVar
 
 from pydantic import BaseModel
 
@@ -29,11 +29,11 @@ _new = object.__new__
 _put = object.__setattr__
 
 
-def builder(model: type[M]) -> Callable[[dict], M]:
+def builder(model: type[M]) -> Callable[[dict[str, Any]], M]:
     fields = tuple(model.model_fields)
     fields_set = set(fields)  # every field is given, so every instance shares one full set
 
-    def build(values: dict) -> M:
+    def build(values: dict[str, Any]) -> M:
         instance = _new(model)
         _put(instance, "__dict__", values)
         _put(instance, "__pydantic_fields_set__", fields_set)

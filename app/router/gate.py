@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from .analysis import Analysis, WriteRef, is_write_looking, lookup_write_tool
 from .classify import Classification, classify
-from .policy import Policy
+from .policy import Policy, WriteTool
 from .text import fold
 
 _IDENTIFIER = re.compile(r"[a-z][a-z0-9_]*")
@@ -140,6 +140,7 @@ def _first_denial(
     if resolution.writes:
         return decide_writes(resolution.writes, caller, target, matched)
 
+    assert target is not None  # "target_unresolved" above returned when there is neither a target nor a write
     return decide_cell(policy, caller, target, write=False, matched=matched)
 
 
@@ -159,19 +160,21 @@ def check_input(policy: Policy, scope: frozenset[str] | None, caller: str, mcp: 
 
 def decide_writes(writes: tuple[WriteRef, ...], caller: str, target: str | None, matched: list[str]) -> Verdict:
     """MX-3: every write must be registered, allowed for the caller, and bound to the target MCP."""
+    registered: list[tuple[WriteRef, WriteTool]] = []
     for ref in writes:
         if ref.tool is None:
             return Verdict(False, "MX", "mx3_unregistered_write", "write-looking tool is not registered",
                            "MX-3", write_tool=ref.name, matched=matched)
-    for ref in writes:
-        if caller not in ref.tool.callers:
+        registered.append((ref, ref.tool))
+    for ref, tool in registered:
+        if caller not in tool.callers:
             return Verdict(False, "MX", "mx3_write_not_allowed", "this caller may not use this write tool",
                            "MX-3", write_tool=ref.name, matched=matched)
-    for ref in writes:
-        if ref.tool.mcp != target:
+    for ref, tool in registered:
+        if tool.mcp != target:
             return Verdict(False, "MX", "mx3_target_mismatch", "write tool belongs to another MCP",
                            "MX-3", write_tool=ref.name, matched=matched)
-    confirm = any(ref.tool.requires_confirmation for ref in writes)
+    confirm = any(tool.requires_confirmation for _, tool in registered)
     return Verdict(True, "PASS", "pass", "registered write allowed by MX-3" + (", after human confirmation" if confirm else ""),
                    "MX-3", requires_confirmation=confirm, write_tool=writes[0].name, matched=matched)
 

@@ -13,7 +13,7 @@ starts or ends with an ASCII letter matches only where no ASCII letter touches i
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, Iterable, NamedTuple
+from typing import Any, Iterable, Mapping, NamedTuple
 
 import ahocorasick_rs
 
@@ -34,7 +34,7 @@ class Hit(NamedTuple):
 _new_hit = tuple.__new__
 
 
-class Hits(defaultdict):
+class Hits(defaultdict[str, list[Hit]]):
     """The occurrences found in one view: group name → hits in text order, longest match already
     applied. ``group(name)`` is the mapping's own C-level look-up (an absent group is empty): the
     router asks for a dozen groups per request, and a Python method per look-up showed up."""
@@ -43,7 +43,7 @@ class Hits(defaultdict):
 
 
 class Lexicon:
-    def __init__(self, groups: dict[str, Iterable[tuple[str, Any]]]):
+    def __init__(self, groups: Mapping[str, Iterable[tuple[str, Any]]]):
         entries: dict[str, list[tuple[str, Any]]] = defaultdict(list)
         for group, pairs in groups.items():
             for term, payload in pairs:

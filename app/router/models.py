@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from datetime import date
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal, Mapping
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 
@@ -44,7 +44,7 @@ class ArgumentError(Exception):
         self.field = field
         self.message = message
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, dict[str, str]]:
         return {"error": {"code": self.code, "field": self.field, "message": self.message}}
 
 
@@ -290,7 +290,7 @@ class ToolError(_Result):
 _FIELD_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 
 
-def safe_field(loc: tuple) -> str:
+def safe_field(loc: tuple[int | str, ...]) -> str:
     """The argument path of a validation error; a key that is not a plain name is not echoed."""
     parts = [str(p) for p in loc]
     if not parts or not all(_FIELD_NAME.fullmatch(p) or (p.isascii() and p.isdigit()) for p in parts):
@@ -311,7 +311,7 @@ _MESSAGES = {
 }
 
 
-def validation_message(error: dict) -> str:
+def validation_message(error: Mapping[str, Any]) -> str:
     kind = error.get("type", "")
     if kind == "value_error":
         # Our own validators' messages ("must be a calendar date…"); pydantic prefixes "Value error, ".

@@ -17,7 +17,7 @@ import tomllib
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Iterable, Literal, Mapping, Sequence, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
@@ -281,7 +281,7 @@ def _cross_check(spec: PolicyFile) -> list[str]:
     roles = set(spec.roles)
     ids = set(spec.mcps)
 
-    def need_roles(where: str, names) -> None:
+    def need_roles(where: str, names: Iterable[str]) -> None:
         for name in names:
             if name not in roles:
                 problems.append(f"{where}: unknown role {name!r}")
@@ -399,9 +399,13 @@ def _check_asking(problems: list[str], spec: PolicyFile, keyword_owner: dict[str
             problems.append(f"medicines.not_medicines: {word!r} contains no medicine word, so it suppresses nothing")
 
 
-def _overlaps(problems: list[str], where: str, words_of: dict[str, list[str]]) -> None:
+# An owner's name: a plain string, or a Literal one such as a meal (Mapping is invariant in its key).
+_Owner = TypeVar("_Owner", bound=str)
+
+
+def _overlaps(problems: list[str], where: str, words_of: Mapping[_Owner, list[str]]) -> None:
     """A word (after folding) may belong to one owner only: 钾 cannot be two analytes."""
-    owner: dict[str, str] = {}
+    owner: dict[str, _Owner] = {}
     for name, words in words_of.items():
         for word in words:
             key = fold(word)
@@ -417,6 +421,10 @@ def _duplicates(problems: list[str], where: str, words: list[str]) -> None:
         if key in seen:
             problems.append(f"{where}: {word!r} is listed twice")
         seen.add(key)
+
+
+# Lexicon groups: group name → (folded term, payload) pairs; each group's payload has its own type.
+_Groups = dict[str, Sequence[tuple[str, object]]]
 
 
 def _compile(spec: PolicyFile, digest: str) -> Policy:
@@ -445,23 +453,23 @@ def _compile(spec: PolicyFile, digest: str) -> Policy:
         analytes={fold(w): name for name, words in spec.slots.analytes.items() for w in words},
         meals={fold(w): meal for meal, words in spec.slots.meals.items() for w in words},
     )
-    redline_groups = {
+    redline_groups: _Groups = {
         # payload: the term's concept id; None for a safe phrase (it only hides the term inside it)
         "p0": [(fold(t), c.id) for c in spec.p0.concepts for t in c.terms] + [(fold(t), None) for t in spec.p0.safe_phrases],
         "staging": [(fold(t), None) for t in spec.staging.terms],
         "write": [(fold(alias), target) for t in spec.write_tools for alias, target in t.aliases.items()],
     }
     redline_groups["critical"] = [(fold(w), n) for n, c in enumerate(spec.p0.critical_values) for w in c.words]
-    intent_groups = {"intent": [(fold(k), i.name) for i in spec.intents for k in i.keywords]}
+    intent_groups: _Groups = {"intent": [(fold(k), i.name) for i in spec.intents for k in i.keywords]}
     medicines = spec.medicines
-    asking_groups = {
+    asking_groups: _Groups = {
         "question": [(fold(w), None) for w in spec.asking.question_words],
         "consume": [(fold(w), None) for w in spec.asking.consume_verbs],
         "medicine": [(fold(w), "name") for w in medicines.names]
         + [(fold(w), "suffix") for w in medicines.suffixes]
         + [(fold(w), "not") for w in medicines.not_medicines],
     }
-    slot_groups = {
+    slot_groups: _Groups = {
         "food": [(f, None) for f in slots.foods],
         "analyte": list(slots.analytes.items()),
         "meal": list(slots.meals.items()),

@@ -51,9 +51,9 @@ import re
 from bisect import bisect_left, bisect_right
 from datetime import date, timedelta
 from operator import attrgetter, itemgetter
-from typing import Annotated, Literal
+from typing import Annotated, Callable, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, with_config
 from typing_extensions import TypedDict  # pydantic reads typing's own TypedDict only from Python 3.12
 
 from .built import builder
@@ -68,10 +68,11 @@ Meal = Literal["breakfast", "lunch", "dinner", "snack"]
 
 # A plain dict (a TypedDict), not a model: a message holds a dozen quantities, and building each
 # as a model instance cost as much as the rest of its handling (bench/router_bench.py).
+# ``with_config`` rather than a ``__pydantic_config__`` attribute: a type checker reads that attribute
+# as one more required key, and then no dict literal is a Quantity.
+@with_config(ConfigDict(extra="forbid"))
 class Quantity(TypedDict):
     """A number with its unit, as written."""
-
-    __pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[misc]
 
     value: Annotated[int | float, Field(description="The number as written: an int when written without a fractional part.")]
     unit: Annotated[str | None, Field(description="The unit as written right after the number, or null when there is none.")]
@@ -369,6 +370,7 @@ class _Draft:
     ) -> Quantity | None:
         """Record ``text[start:stop]`` with the unit and trailing 半 groups that follow it, if they matched."""
         token = self.text[start:stop]
+        value: int | float | None
         if "0" <= token[:1] <= "9" and len(token) <= SHORT:  # parse_number, inlined: this runs for most handled matches
             value = float(token) if "." in token else int(token)
             if value >= LIMIT:
@@ -388,7 +390,7 @@ class _Draft:
                     half_start, half_end = m.span(half)
                     if half_start >= 0:
                         value, end = value + 0.5, half_end
-        quantity = {"value": value, "unit": unit_text, "raw": self.cased[start:end]}
+        quantity: Quantity = {"value": value, "unit": unit_text, "raw": self.cased[start:end]}
         self.numbers.append(quantity)
         return quantity
 
@@ -429,7 +431,8 @@ class SlotExtractor:
         # are adults as often; a common first character (我) would send the scan to a branch at
         # nearly every sentence.
         kids = tuple(w for w in slots.patient_words if not w.startswith(_NOT_KID_OPENERS))
-        self._scan = _pattern(set(_BASE_UNITS) | set(slots.measure_units), kids).finditer
+        pattern = _pattern(set(_BASE_UNITS) | set(slots.measure_units), kids)
+        self._scan = pattern.finditer
         self._handlers = {
             "pid": self._on_pid,
             "ymd": self._on_ymd,
@@ -455,8 +458,9 @@ class SlotExtractor:
         }
         # ``Match.lastindex`` is the index of the kind's closing empty group: a tuple indexed by it
         # finds the handler without the name lookup of ``lastgroup``.
-        groups = self._scan.__self__.groupindex
-        table: list = [None] * (max(groups.values()) + 1)
+        groups = pattern.groupindex
+        # Indices that are no kind's closing group stay None: no match ends with one of them.
+        table: list[Callable[[re.Match[str], _Draft], None] | None] = [None] * (max(groups.values()) + 1)
         for kind, handler in self._handlers.items():
             table[groups[kind]] = handler
         self._groups = (tuple(table), groups["bare"], groups["q"], groups["e"], groups["q_u"], groups["q_h"])
@@ -518,7 +522,11 @@ class SlotExtractor:
                     if not draft.others(start):
                         draft.window = _round_half_up(value * 7)
             else:
-                handlers[kind](m, draft)
+                # A match ends with a kind's closing group, and every kind not read above has a handler.
+                assert kind is not None
+                handler = handlers[kind]
+                assert handler is not None
+                handler(m, draft)
         meals = list(dict.fromkeys(map(_PAYLOAD, hits.group("meal"))))
         ambiguous = []
         if len(draft.ids) > 1:
@@ -604,6 +612,7 @@ class SlotExtractor:
         if kind == "amon":
             quantity = d.quantity(m, m.start(), m.start("e"), "amon_u")
         else:
+            assert kind is not None  # this handler runs only for a match of its own kinds
             quantity = d.quantity(m, *m.span(kind + "_n"), kind + "_u")
         if quantity is not None:
             d.set_age(m.start(), m.end(), quantity["value"] / 12)

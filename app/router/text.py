@@ -19,6 +19,7 @@ import re
 import sys
 import unicodedata
 from dataclasses import dataclass
+from typing import Callable
 
 import opencc
 
@@ -42,7 +43,7 @@ _KEEP_CONTROLS = frozenset("\t\n\r\x0b\x0c")
 _ASSIGNED = ((0, 0x3FFFF), (0xE0000, 0xE0FFF))
 
 
-def _ranges(predicate, lo: int = 0, hi: int = sys.maxunicode) -> str:
+def _ranges(predicate: Callable[[str], bool], lo: int = 0, hi: int = sys.maxunicode) -> str:
     """A regex character class body for every code point in [lo, hi] that satisfies ``predicate``."""
     parts: list[str] = []
     for block_lo, block_hi in _ASSIGNED:
