@@ -1,8 +1,8 @@
 """uvicorn's httptools protocol with the connection-level limits uvicorn does not have (issue 11).
 
 * **Head deadline.** A request head not complete within ``head_timeout_seconds`` of its first byte
-  (or of the connection opening) closes the connection: sockets that send nothing, or a head one
-  byte at a time, are dropped instead of held forever. One lazy timer per connection, re-armed only
+  closes the connection (a head one byte at a time is dropped instead of held forever); a socket
+  that sends nothing at all is closed after ``SILENT_FACTOR`` deadlines of its opening. One lazy timer per connection, re-armed only
   when it fires, so a request costs a timestamp, not a timer.
 * **Bounded heads.** At most ``max_headers`` fields, ``max_line_bytes`` per field or request line,
   ``max_head_bytes`` in all → 431 (414 for the request line), then close. httptools buffers a
@@ -36,6 +36,15 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from . import guards
 from .observe import Observer
+
+
+# A connection that has sent nothing at all is closed after this many head deadlines (60 s by
+# default, nginx's client_header_timeout), not after one: a pooled HTTP client may open a socket
+# well before it writes on it, and a starved client (seen under CPU load in the evaluation: the
+# official MCP client's pool) then found its fresh connection closed under its first request. A
+# head that has begun still gets one deadline; an idle socket still costs no 503 (load shedding
+# counts requests in flight) and is still closed.
+SILENT_FACTOR = 6
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,7 +168,7 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
             return
         now = self.loop.time()
         since = self._head_since
-        timeout = self.limits.head_timeout_seconds
+        timeout = self.limits.head_timeout_seconds * (SILENT_FACTOR if self._silent else 1)
         if since is not None and now - since >= timeout:
             if self._silent:
                 self.transport.close()  # an idle socket: nothing was asked, nothing to answer
