@@ -27,7 +27,6 @@ import argparse
 import math
 import sys
 import time
-from datetime import date
 from pathlib import Path
 from typing import Any, Callable
 
@@ -37,11 +36,8 @@ if str(ROOT) not in sys.path:
 
 from app.router import Router, load_policy  # noqa: E402
 from bench.results import write_section  # noqa: E402
-from bench.router_bench import interleaved, interpreter, text_of_length  # noqa: E402
+from bench.router_bench import CALLER, PATIENT, REFERENCE, interleaved, interpreter, text_of_length  # noqa: E402
 
-REFERENCE = date(2026, 3, 10)
-PATIENT = "P0001"
-CALLER = "doctor_assistant"
 LENGTHS = (200, 1000, 2000, 10000)
 COMPARED = 2000  # the service's default ROUTER_MAX_TEXT_CHARS
 TARGET_RATIO = 3.0

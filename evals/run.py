@@ -447,7 +447,24 @@ def markdown(report: dict) -> str:
             detail = detail.replace("|", "\\|")
             lines.append(f"| {r['id']} | {r['kind']} | {r['polarity']} | {detail} |")
     lines.append("")
+    lines += realtext_figures()
     return "\n".join(lines)
+
+
+def realtext_figures() -> list[str]:
+    """The target tables of the real-text evaluation (``evals/realtext/REPORT.md``, written by
+    ``python evals/realtext/run.py --record``): the cases above are ours, those texts are not."""
+    report = EVALS / "realtext" / "REPORT.md"
+    if not report.is_file():
+        return []
+    out = ["## Real texts (hand-labelled, blind to the router)", "",
+           "From [`realtext/REPORT.md`](realtext/REPORT.md) (`python evals/realtext/run.py`), which lists every miss.", ""]
+    for block in report.read_text(encoding="utf-8").split("\n## ")[1:]:
+        title, _, rest = block.partition("\n")
+        targets = next(chunk for chunk in rest.split("\n\n") if "| figure |" in chunk)
+        table = [line for line in targets.splitlines() if line.startswith("|")]
+        out += [f"### {title}", "", *table, ""]
+    return out
 
 
 def summary_text(report: dict) -> str:
