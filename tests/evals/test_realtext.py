@@ -25,8 +25,8 @@ spec.loader.exec_module(realtext)
 MINIMUM_ROWS = {"redflags.jsonl": 400}
 KNOWN_GAPS = {
     "rows where another person's value filled the patient's slots": (
-        "2 of 22 rows: a writer's own age before a question about the grandmother, and an age after "
-        "他 with no subject before it (SPEC §4.7 makes that 他 the patient)"
+        "2 of 22 rows: a writer's own age before a question about the grandmother, and an adult "
+        "child's garbled age (孩子2十八周岁) in the writer's own story"
     ),
 }
 
