@@ -53,7 +53,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
-from bench.results import without_version, write_section  # noqa: E402
+from bench.results import code_state, without_version, write_section  # noqa: E402
 
 BENCH = ROOT / "bench"
 MIX_LUA = BENCH / "mix.lua"
@@ -448,17 +448,6 @@ def targets(runs: list[Run]) -> list[str]:
     if any(not r.clean for r in runs):
         out.append("[WARN] some runs had bad responses or socket errors (marked ⚠): their req/s do not count")
     return out
-
-
-def code_state() -> str:
-    """The commit measured, and which app/ files differed from it (others edit the tree meanwhile)."""
-    try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--", "app"], cwd=ROOT, capture_output=True, text=True).stdout
-    except OSError:
-        return "unknown (no git)"
-    changed = [line[3:] for line in dirty.splitlines() if line.strip()]
-    return f"commit {head or '?'}" + (f" with uncommitted changes in {', '.join(changed)}" if changed else ", clean app/")
 
 
 SECTION = "## HTTP: ours against the official SDK, bare Starlette and raw ASGI"

@@ -3,10 +3,23 @@ and replaces only that one."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 from typing import Any
 
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
+ROOT = RESULTS.parents[1]
+
+
+def code_state() -> str:
+    """The commit measured, and which app/ files differed from it (others edit the tree meanwhile)."""
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "app"], cwd=ROOT, capture_output=True, text=True).stdout
+    except OSError:
+        return "unknown (no git)"
+    changed = [line[3:] for line in dirty.splitlines() if line.strip()]
+    return f"commit {head or '?'}" + (f" with uncommitted changes in {', '.join(changed)}" if changed else ", clean app/")
 
 
 def write_section(title: str, section: str, path: Path = RESULTS) -> None:
