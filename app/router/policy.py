@@ -175,6 +175,8 @@ class SlotsPolicy:
     foods: tuple[str, ...]
     measure_units: tuple[str, ...]
     patient_words: tuple[str, ...]  # also the child words that make N个月 an age (宝宝17个月)
+    self_words: tuple[str, ...]  # the writer (我, 本人): a value said of the writer (SPEC §4.4)
+    self_not_inside: tuple[str, ...]  # 我们, 我觉得: words that hide a self word
     analytes: dict[str, str]  # synonym → canonical field name
     meals: dict[str, str]  # word → breakfast | lunch | dinner | snack
 
@@ -450,6 +452,8 @@ def _compile(spec: PolicyFile, digest: str) -> Policy:
         foods=tuple(dict.fromkeys(fold(f) for f in spec.slots.foods)),
         measure_units=tuple(dict.fromkeys(fold(u) for u in spec.slots.measure_units)),
         patient_words=tuple(dict.fromkeys(fold(w) for w in spec.context.patient_words)),
+        self_words=tuple(dict.fromkeys(fold(w) for w in spec.context.self_words)),
+        self_not_inside=tuple(dict.fromkeys(fold(w) for w in spec.context.self_not_inside)),
         analytes={fold(w): name for name, words in spec.slots.analytes.items() for w in words},
         meals={fold(w): meal for meal, words in spec.slots.meals.items() for w in words},
     )

@@ -39,7 +39,11 @@ Decisions this module makes where the spec is silent (each has a row in tests/ro
   36.4; the highest one wins;
 * a value belongs to the nearest subject word before it (policy ``[context]``); another person's
   value fills no slot unless a patient word follows it right away (我表姐四岁的儿子); unlike a red
-  flag's subject (§4.7), a child of another person (同事的孩子) is a child: its values fill;
+  flag's subject (§4.7), a child of another person (同事的孩子) is a child: its values fill; the
+  writer's own value (我今年二十九岁, after a self word) fills only when no patient or other-person
+  word comes after it: 我今年29岁，孩子3岁 is the parent's age, 我今年二十九岁我奶奶… the
+  grandchild's, and either way not the patient's (never guess);
+* a Chinese numeral written right after Arabic digits (孩子2十八周岁) is no number;
 * 孕22周 / 早孕22周 is no window; a salt inside a medicine name (氯化钠注射液) is no analyte;
 * a full-width 。 between digits is a decimal point (PH6。0); a comma between 1–2 digits and 1–2
   digits is one only right after an analyte word (血钾5,3 = 5.3; 血脂5,3 stays 5 and 3).
@@ -176,6 +180,7 @@ _SENTENCE_ENDS = "。!?;\n"
 _BIRTH = ("出生", "生下来", "出生时", "刚出生")
 _CURRENT = re.compile("(?:现在|目前|如今|今年|现)(?:我|是|有|已经|已|才|只有|体重)*[ \t]*$")
 _BIRTH_RANK, _STATED_RANK, _CURRENT_RANK = 0, 1, 2
+_WRITER_RANKS = 3  # a writer's weight with a patient word after it ranks this much lower
 # After N岁: a past age (12岁前, 5岁的时候), a range (12岁到20岁) or an approximation: no age.
 _NOT_AN_AGE_AFTER = ("多", "前", "之前", "以前", "时", "的时候", "那年", "到", "至", "左右")
 # Before N岁: the end of a past span (直到20岁, 一直到他20岁): no age now.
@@ -185,6 +190,7 @@ _NOT_KID_OPENERS = ("我", "患", "病")
 _NOT_FULL_MONTH = ("未", "没", "不到", "没有", "还没")
 _TERM, _PAYLOAD = attrgetter("term"), attrgetter("payload")
 _START = itemgetter(0)  # of a Hit or a (start, end) mask
+_PATIENT, _OTHER, _WRITER = 0, 1, 2  # whose a subject word is (``_Draft.subjects``)
 
 
 def _unit_pattern(units: set[str]) -> str:
@@ -340,7 +346,8 @@ class _Draft:
 
     __slots__ = ("cased", "text", "reference", "foods", "masks", "ids", "dates", "numbers", "measures",
                  "age", "weight", "height", "window", "clause_marks", "temperature", "age_end", "weight_rank",
-                 "subjects", "children", "temperature_words", "sentence_ends")
+                 "subjects", "children", "last_patient", "last_other", "age_provisional", "temperature_words",
+                 "sentence_ends")
 
     def __init__(self, views: TextViews, reference: date, foods: list[Hit], masks: list[tuple[int, int]]):
         self.cased, self.text, self.reference, self.foods, self.masks = views.cased, views.text, reference, foods, masks
@@ -358,10 +365,14 @@ class _Draft:
         self.temperature: float | None = None
         self.age_end = -1  # where the age read ends: a weight may follow it without 体重
         self.weight_rank = _BIRTH_RANK  # of the weight read (see _BIRTH)
-        # (start, is another person's) of every subject word, in text order; None when the text
-        # names no other person, so that everything belongs to the patient.
-        self.subjects: list[tuple[int, bool]] | None = None
+        # (start, whose: _PATIENT, _OTHER or _WRITER) of every subject word, in text order; None
+        # when the text names no other person and no writer before a patient word, so that
+        # everything belongs to the patient.
+        self.subjects: list[tuple[int, int]] | None = None
         self.children: frozenset[int] = frozenset()  # where patient words start, with subjects
+        # where the last patient and the last other-person word start (-1: none), with subjects
+        self.last_patient = self.last_other = -1
+        self.age_provisional = False  # the age read is the writer's, and a patient word follows it
         self.temperature_words: list[Hit] = []
         self.sentence_ends: list[int] | None = None  # read on first need
 
@@ -377,8 +388,8 @@ class _Draft:
                 return None
         else:
             value = parse_number(token)
-            if value is None:
-                return None
+            if value is None or (start and "0" <= self.text[start - 1] <= "9"):
+                return None  # 2十八: digits and numerals mixed are no number
         if self.masks and _masked(self.masks, start):
             return None
         end, unit_text = stop, None
@@ -397,21 +408,37 @@ class _Draft:
     def add_date(self, day: date) -> None:
         self.dates[day.isoformat()] = None
 
-    def others(self, position: int, end: int = -1) -> bool:
-        """Whether the value at ``position`` (ending at ``end``) is another person's: its nearest
-        subject word before is another person's (SPEC §4.7), and no patient word follows it
-        right away (我表姐四岁的儿子 is a child's age)."""
+    def owner(self, position: int, end: int = -1) -> int:
+        """Whose the value at ``position`` (ending at ``end``) is: ``_OTHER`` when its nearest
+        subject word before (or at: 宝宝17个月 opens with it) is another person's (SPEC §4.7), or the
+        writer's with an other-person word somewhere after it; ``_WRITER`` when it is the writer's
+        and a patient word comes after it (the patient's own value, said later, replaces it);
+        else ``_PATIENT``. A patient word right after the value makes it the child's
+        (我表姐四岁的儿子 is a child's age)."""
         subjects = self.subjects
         if not subjects:
-            return False
-        index = bisect_left(subjects, position, key=_START)
-        if not (index > 0 and subjects[index - 1][1]):
-            return False
-        return not (end >= 0 and (end in self.children or (self.text.startswith("的", end) and end + 1 in self.children)))
+            return _PATIENT
+        index = bisect_right(subjects, position, key=_START)
+        if index == 0:
+            return _PATIENT
+        owner = subjects[index - 1][1]
+        if owner == _PATIENT or (end >= 0 and (end in self.children or (self.text.startswith("的", end) and end + 1 in self.children))):
+            return _PATIENT
+        if owner == _WRITER and self.last_other < position:
+            return _WRITER if self.last_patient > position else _PATIENT
+        return _OTHER
+
+    def others(self, position: int, end: int = -1) -> bool:
+        """Whether the value at ``position`` fills no patient slot (``owner``)."""
+        return self.owner(position, end) == _OTHER
 
     def set_age(self, start: int, end: int, years: float) -> None:
-        if self.age is None and not self.others(start, end):
-            self.age, self.age_end = round(years, 2), end
+        if self.age is not None and not self.age_provisional:
+            return
+        owner = self.owner(start, end)
+        if owner == _OTHER or (self.age is not None and owner == _WRITER):
+            return
+        self.age, self.age_end, self.age_provisional = round(years, 2), end, owner == _WRITER
 
     def same_sentence(self, start: int, end: int) -> bool:
         """No sentence end in ``text[start:end]``; the ends are found once per text, on first need."""
@@ -433,6 +460,15 @@ class SlotExtractor:
         kids = tuple(w for w in slots.patient_words if not w.startswith(_NOT_KID_OPENERS))
         pattern = _pattern(set(_BASE_UNITS) | set(slots.measure_units), kids)
         self._scan = pattern.finditer
+        # The writer's words (我, 本人) as subjects of a value; the words that hide one (我们, 我觉得)
+        # come first and match without a group. 自己 is left out: a reflexive after a subject
+        # (孩子自己) names no new one.
+        hiders = sorted(slots.self_not_inside, key=len, reverse=True)
+        selves = sorted((w for w in slots.self_words if w != "自己"), key=len, reverse=True)
+        self._writers = re.compile(
+            "|".join(map(re.escape, hiders)) + f"|({'|'.join(map(re.escape, selves))})" if hiders
+            else f"({'|'.join(map(re.escape, selves))})"
+        ).finditer
         self._handlers = {
             "pid": self._on_pid,
             "ymd": self._on_ymd,
@@ -476,9 +512,16 @@ class SlotExtractor:
         text, cased, numbers = views.text, views.cased, draft.numbers
         if "。" in text or "," in text:
             text = draft.text = _decimals(text, analytes)
-        if "other" in hits:
-            draft.subjects = _subjects(hits.group("patient"), hits.group("other"))
-            draft.children = frozenset(h.start for h in hits.group("patient"))
+        if "other" in hits or "patient" in hits:
+            patients, others = hits.group("patient"), hits.group("other")
+            # 我 opening a subject word (我儿子, 我爸) is that word, not the writer.
+            named = {h.start for h in patients} | {h.start for h in others}
+            writers = [m.start() for m in self._writers(text) if m.lastindex and m.start() not in named]
+            if others or writers:
+                draft.subjects = _subjects(patients, others, writers)
+                draft.children = frozenset(h.start for h in patients)
+                draft.last_patient = patients[-1].start if patients else -1
+                draft.last_other = others[-1].start if others else -1
         if "temperature" in hits:
             draft.temperature_words = hits.group("temperature")
         handlers, bare, quantity, number_end, unit_group, half_group = self._groups
@@ -502,8 +545,8 @@ class SlotExtractor:
                         continue
                 else:
                     value = parse_number(token)
-                    if value is None:
-                        continue
+                    if value is None or (start and "0" <= text[start - 1] <= "9"):
+                        continue  # 2十八: digits and numerals mixed are no number
                 if masks and _masked(masks, start):
                     continue
                 unit_start, unit_end = m.span(unit_group)
@@ -737,8 +780,14 @@ def _add_calendar_date(d: _Draft, year: int, month: str, day: str) -> None:
 
 
 def _set_weight(d: _Draft, start: int, value: float, unit: str, rank: int) -> None:
-    """The first weight of the highest rank: 出生体重5.3斤，现体重8斤 is 4 kg."""
-    if (d.weight is None or rank > d.weight_rank) and not d.others(start):
+    """The first weight of the highest rank: 出生体重5.3斤，现体重8斤 is 4 kg. The writer's own
+    weight with a patient word after it ranks below every weight of the patient's."""
+    if d.weight is not None and rank <= d.weight_rank:
+        return
+    owner = d.owner(start)
+    if owner == _WRITER:
+        rank -= _WRITER_RANKS
+    if owner != _OTHER and (d.weight is None or rank > d.weight_rank):
         d.weight, d.weight_rank = round(float(value * (0.5 if unit == "斤" else 1)), 2), rank
 
 
@@ -747,15 +796,16 @@ def _bare_weight(d: _Draft, start: int, value: float, unit: str) -> None:
     age in its sentence (十七个月男宝，12公斤)."""
     if _CURRENT.search(d.text, max(0, start - 8), start):
         _set_weight(d, start, value, unit, _CURRENT_RANK)
-    elif d.weight is None and d.age_end >= 0 and start - d.age_end <= _WEIGHT_AFTER_AGE and d.same_sentence(d.age_end, start):
+    elif d.age_end >= 0 and start - d.age_end <= _WEIGHT_AFTER_AGE and d.same_sentence(d.age_end, start):
         _set_weight(d, start, value, unit, _STATED_RANK)
 
 
-def _subjects(patients: list[Hit], others: list[Hit]) -> list[tuple[int, bool]]:
-    """Every subject word as (start, is another person's), in text order. Unlike a red flag's
-    subject (§4.7), a patient word governed by another person (朋友的孩子今年8岁) stays a child's:
-    the values said of that child are the ones the text asks about."""
-    return sorted([(h.start, False) for h in patients] + [(h.start, True) for h in others])
+def _subjects(patients: list[Hit], others: list[Hit], writers: list[int]) -> list[tuple[int, int]]:
+    """Every subject word as (start, whose), in text order. Unlike a red flag's subject (§4.7), a
+    patient word governed by another person (朋友的孩子今年8岁) stays a child's: the values said of
+    that child are the ones the text asks about."""
+    return sorted([(h.start, _PATIENT) for h in patients] + [(h.start, _OTHER) for h in others]
+                  + [(start, _WRITER) for start in writers])
 
 
 def _outside(analytes: list[Hit], medicines: list[Hit]) -> list[Hit]:

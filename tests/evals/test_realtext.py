@@ -23,12 +23,8 @@ spec.loader.exec_module(realtext)
 
 # The set's size, as the issues ask: ≥ 400 red-flag rows, ≥ 150 intent rows, ≥ 100 slot rows.
 MINIMUM_ROWS = {"redflags.jsonl": 400}
-KNOWN_GAPS = {
-    "rows where another person's value filled the patient's slots": (
-        "2 of 22 rows: a writer's own age before a question about the grandmother, and an adult "
-        "child's garbled age (孩子2十八周岁) in the writer's own story"
-    ),
-}
+# Target name → why it is missed; empty while every target is met.
+KNOWN_GAPS: dict[str, str] = {}
 
 _, SECTIONS = realtext.evaluate(DATA)
 TARGETS = {target.name: target for section in SECTIONS for target in section.targets}

@@ -88,8 +88,24 @@ OTHER_PEOPLE = [
     ("the child named after another person owns the next value", "我爸77岁，孩子3岁", {"age_years": 3.0}),
     ("a value followed by a child word is the child's", "我表姐四岁的儿子", {"age_years": 4.0}),
     ("another person's child is the child the text asks about", "同事的孩子今年6岁", {"age_years": 6.0}),
-    # the patient's own values still fill
+    # the writer's own values: the patient's only when nobody else is named after them
+    ("the writer's age before another person is not the patient's", "我今年二十九岁我奶奶前一段时间检查出糖尿病",
+     {"age_years": None, "number": [{"value": 29, "unit": "岁", "raw": "二十九岁"}]}),
+    ("the writer's age before a child word is the parent's", "我今年29岁，孩子3岁", {"age_years": 3.0}),
+    ("the writer's weight before another person is not the patient's", "本人60公斤重，我妈妈说要减肥", {"weight_kg": None}),
+    ("the writer's weight after another person is the writer's", "朋友见了我都说我瘦了，原来160斤现在138斤", {"weight_kg": 69.0}),
+    ("the writer's age stays when the child word after it has no age", "我今年29岁，准备要个孩子", {"age_years": 29.0}),
+    ("the child's weight replaces the writer's", "我今年29岁，60公斤，孩子3岁，15公斤", {"age_years": 3.0, "weight_kg": 15.0}),
+    ("the writer's weight stays when the child has none", "我现在60公斤，孩子不爱吃饭", {"weight_kg": 60.0}),
+    ("a child word opening the age match is its subject", "我爸说我的小外甥现在是七个月", {"age_years": 0.58}),
+    ("我 opening a child word is the child", "我儿子今年3岁，我老公说要少吃盐", {"age_years": 3.0}),
+    ("我 followed by a child word keeps the child's age", "我四岁的儿子", {"age_years": 4.0}),
+    ("我们 is not the writer", "我们家宝宝17个月，奶奶带", {"age_years": 1.42}),
     ("the writer's age fills", "我今年14岁", {"age_years": 14.0}),
+    ("the writer's values fill when no one else is named", "我今年15岁，体重50公斤", {"age_years": 15.0, "weight_kg": 50.0}),
+    # digits and numerals mixed are no number
+    ("a numeral right after digits is no age", "现在孩子2十八周岁", {"age_years": None}),
+    ("a numeral right after digits is no quantity", "体重5十斤", {"weight_kg": None}),
     ("a bare week count is still a window", "两周", {"time_window_days": 14}),
 ]
 
