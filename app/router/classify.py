@@ -83,7 +83,7 @@ class Classification:
 
 # Clause ends as the text view has them (NFKC turned ，？！； into ASCII): §4.7's sentence ends
 # (。！？；!?; a newline, an ASCII . not between digits) and the clause cut ，/,.
-_CUT = re.compile("[,。!?;\n]")
+_CUT = re.compile("[,。!?;\n.](?<![0-9]\\.(?=[0-9]))")  # an ASCII . between digits (5.2) cuts nothing
 _FIRST = _START = itemgetter(0)  # of a (start, …) tuple or a Hit
 # A character before a medicine suffix that makes it a portion or no word at all (两片, 几粒).
 _NOT_BEFORE_SUFFIX = frozenset("零〇一二两三四五六七八九十百千万半几多每整")
@@ -128,20 +128,25 @@ def classify(policy: Policy, analysis: Analysis) -> Classification:
 
     by_name = policy.intent_by_name
     weak = asking.weak_keywords
-    ranked: list[tuple[tuple[int, ...], Scored]] = []
+    ranked: list[tuple[tuple[int, ...], str, dict[str, bool]]] = []
     for name, words in keywords.items():
-        scored = Scored(by_name[name], sum(map(len, words)), tuple(words))
-        sums = [0, 0, 0, 0]  # [strong, weak] × [whole text, question clauses]
+        # [strong, weak] × [whole text, question clauses], negated: the best sorts first
+        strong = strong_asked = weak_sum = weak_asked = 0
         for term, asked in words.items():
-            index = 2 * (term in weak)
-            sums[index] += len(term)
-            if asked:
-                sums[index + 1] += len(term)
-        intent = scored.intent
-        key = (-(name in decided), -sums[1], -sums[3], -sums[0], -sums[2], -scored.score, intent.priority, intent.order)
-        ranked.append((key, scored))
+            if term in weak:
+                weak_sum -= len(term)
+                if asked:
+                    weak_asked -= len(term)
+            else:
+                strong -= len(term)
+                if asked:
+                    strong_asked -= len(term)
+        intent = by_name[name]
+        key = (-(name in decided), strong_asked, weak_asked, strong, weak_sum, strong + weak_sum, intent.priority, intent.order)
+        ranked.append((key, name, words))
     ranked.sort(key=_FIRST)
-    return Classification(ranked[0][1], tuple(s for _, s in ranked), emergency=False)
+    order = tuple([Scored(by_name[name], -key[5], tuple(words)) for key, name, words in ranked])
+    return Classification(order[0], order, emergency=False)
 
 
 def _medicine_verbs(
@@ -182,18 +187,10 @@ def _medicine_verbs(
 def _clauses(analysis: Analysis) -> tuple[list[int], list[bool]]:
     """The clause ends (positions of the cutting marks) and, per clause, whether it is a question.
     Clause ``i`` runs from after ``cuts[i-1]`` to ``cuts[i]``; ``bisect_right(cuts, p)`` is the
-    clause of position ``p``. One regex pass over the text; the few ASCII dots and question marks
-    are looked at one by one."""
+    clause of position ``p``. One regex pass over the text; the few question marks are looked at
+    one by one."""
     text = analysis.views.text
     cuts = [mark.start() for mark in _CUT.finditer(text)]
-    dots = []
-    dot = text.find(".")
-    while dot != -1:  # an ASCII . ends a sentence, but not between digits (5.2)
-        if not (0 < dot < len(text) - 1 and "0" <= text[dot - 1] <= "9" and "0" <= text[dot + 1] <= "9"):
-            dots.append(dot)
-        dot = text.find(".", dot + 1)
-    if dots:
-        cuts = sorted(cuts + dots)
     questions = [False] * (len(cuts) + 1)
     mark = text.find("?")
     while mark != -1:  # a clause that ends in ? (the mark is the clause's own end)

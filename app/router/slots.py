@@ -433,6 +433,10 @@ class _Draft:
         return self.owner(position, end) == _OTHER
 
     def set_age(self, start: int, end: int, years: float) -> None:
+        if self.subjects is None:  # everything is the patient's: the first age stays
+            if self.age is None:
+                self.age, self.age_end = round(years, 2), end
+            return
         if self.age is not None and not self.age_provisional:
             return
         owner = self.owner(start, end)
@@ -510,7 +514,7 @@ class SlotExtractor:
         foods = hits.group("food")
         draft = _Draft(views, reference_date, foods, masks)
         text, cased, numbers = views.text, views.cased, draft.numbers
-        if "。" in text or "," in text:
+        if ("。" in text or "," in text) and _DECIMAL_HINT.search(text):
             text = draft.text = _decimals(text, analytes)
         if "other" in hits or "patient" in hits:
             patients, others = hits.group("patient"), hits.group("other")
@@ -647,7 +651,7 @@ class SlotExtractor:
                 return
         else:
             quantity, unit = d.quantity(m, m.start(), m.start("e"), "wsuf_u"), m.group("wsuf_u")
-        if quantity is not None and d.window is None and not d.others(m.start()):
+        if quantity is not None and d.window is None and (d.subjects is None or not d.others(m.start())):
             d.window = _round_half_up(quantity["value"] * _DAYS_PER[unit])
 
     def _on_months_of_age(self, m: re.Match[str], d: _Draft) -> None:
@@ -784,6 +788,9 @@ def _set_weight(d: _Draft, start: int, value: float, unit: str, rank: int) -> No
     weight with a patient word after it ranks below every weight of the patient's."""
     if d.weight is not None and rank <= d.weight_rank:
         return
+    if d.subjects is None:  # everything is the patient's
+        d.weight, d.weight_rank = round(float(value * (0.5 if unit == "斤" else 1)), 2), rank
+        return
     owner = d.owner(start)
     if owner == _WRITER:
         rank -= _WRITER_RANKS
@@ -857,6 +864,7 @@ def _masked(masks: list[tuple[int, int]], start: int) -> bool:
 
 _build_result = builder(SlotsResult)
 _SENTENCE_END = re.compile(f"[{_SENTENCE_ENDS}]")
+_DECIMAL_HINT = re.compile("[0-9][。,][0-9]")  # where ``_decimals`` could change anything at all
 _COMMA_DECIMAL = re.compile("[ :=是为]{0,2}[0-9]{1,2}(,)[0-9]{1,2}(?![0-9.,天个次岁周月年号日点])")
 
 
