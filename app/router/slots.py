@@ -40,9 +40,10 @@ Decisions this module makes where the spec is silent (each has a row in tests/ro
 * a value belongs to the nearest subject word before it (policy ``[context]``); another person's
   value fills no slot unless a patient word follows it right away (我表姐四岁的儿子); unlike a red
   flag's subject (§4.7), a child of another person (同事的孩子) is a child: its values fill; the
-  writer's own value (我今年二十九岁, after a self word) fills only when no patient or other-person
-  word comes after it: 我今年29岁，孩子3岁 is the parent's age, 我今年二十九岁我奶奶… the
-  grandchild's, and either way not the patient's (never guess);
+  writer's own value (after 我 / 本人) fills when nobody is named after it (我今年15岁，体重50公斤),
+  none when another person is named after it (我今年二十九岁我奶奶…: the grandmother's question),
+  and only until the patient's own value when a patient word follows it (我今年29岁，孩子3岁 → 3;
+  我今年29岁，准备要个孩子 → 29);
 * a Chinese numeral written right after Arabic digits (孩子2十八周岁) is no number;
 * 孕22周 / 早孕22周 is no window; a salt inside a medicine name (氯化钠注射液) is no analyte;
 * a full-width 。 between digits is a decimal point (PH6。0); a comma between 1–2 digits and 1–2
