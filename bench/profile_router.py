@@ -382,7 +382,7 @@ def _frame_name(frame: str) -> str:
 CATEGORIES = [  # first match wins; by the frame that owns the sample (the leaf)
     ("router: text views (NFKC, t2s, squash)", ("app/router/text.py", "opencc/", "unicodedata")),
     ("router: lexicon scan + groups", ("app/router/lexicon.py",)),
-    ("router: slots", ("app/router/slots.py", "app/router/numerals.py")),
+    ("router: slots", ("app/router/slots/", "app/router/numerals.py")),
     ("router: analysis/classify/gate/engine", ("app/router/",)),
     ("pydantic (validate, construct, dump)", ("pydantic",)),
     ("protocol (JSON-RPC, orjson)", ("app/protocol/", "orjson")),

@@ -9,7 +9,7 @@ and holds the tighter 3× target); a hypothesis search adds texts built from the
 vocabulary.
 
 The slot scan refuses to open a Chinese numeral deep inside its run, or to end it where no tail
-can follow (app/router/slots.py ``RUN_OPENING``, ``numeral_end``); a property here proves that reads
+can follow (app/router/slots/scan.py ``RUN_OPENING``, ``numeral_end``); a property here proves that reads
 every text exactly as the unrestricted scan did.
 """
 
@@ -23,7 +23,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.router import Router, analysis, load_policy, slots
+from app.router import Router, analysis, load_policy
+from app.router.slots import scan
 from app.router.numerals import CHARS, parse_number
 from app.router.slots import RUN_OPENING, numeral_end
 from app.router.text import views
@@ -95,7 +96,7 @@ def test_the_slot_scan_restricts_where_a_numeral_opens_and_ends():
 
 
 # The scan as it was: a numeral opening anywhere in its run, and ending anywhere in it.
-NUMERAL_END = numeral_end(set(slots._BASE_UNITS) | set(POLICY.slots.measure_units))
+NUMERAL_END = numeral_end(set(scan._BASE_UNITS) | set(POLICY.slots.measure_units))
 ANYWHERE = re.compile(SCAN.pattern.replace(RUN_OPENING, "").replace(NUMERAL_END, ""))
 
 NUMERAL_WORDS = sorted(

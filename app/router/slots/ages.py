@@ -1,0 +1,129 @@
+"""Ages: N岁 (with months: 2岁3个月, 一岁零三个月), months of age (月龄18个月, 3个月大), and an age
+said of a child in months, days or weeks (宝宝17个月, 十七个月男宝, 出生10天, 满月).
+
+Decisions where the spec is silent (each has a row in tests/router/test_slots.py):
+
+* an age needs its context *directly* before it; 3岁多 is not an age;
+* as parents write them (SPEC §4.4, issue 13): an age in months, days or weeks needs a child word
+  before it (宝宝17个月; days and weeks only at a clause end: 宝宝3天没大便 is a duration) or after
+  it (十七个月男宝, 47天的宝宝), 大 after it (3周大), or 出生 / 降生 before it; 满月 is 1/12 year but
+  未满月 / 没满月 / 不到满月 are no age; days are /365, weeks 7/365; N岁 followed by 前 / 时 / 到 / 左右
+  (a past age, a range, an approximation) is no age;
+* 一个半月 is one number, 1.5 个月 (read by the shared scan), and 九个半月 of a child 9.5 months.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .draft import NUM, Draft, Handler, led, number
+
+# An age said in months, days or weeks (宝宝17个月, 出生10天, 3周大) and its length in years.
+_AGE_SPAN = "个半月|个月|天|周(?!岁)|个?星期|个?礼拜"
+_YEARS_PER = {"个月": 1 / 12, "天": 1 / 365, "周": 7 / 365, "星期": 7 / 365, "个星期": 7 / 365, "礼拜": 7 / 365, "个礼拜": 7 / 365}
+# After N岁: a past age (12岁前, 5岁的时候), a range (12岁到20岁) or an approximation: no age.
+_NOT_AN_AGE_AFTER = ("多", "前", "之前", "以前", "时", "的时候", "那年", "到", "至", "左右")
+# Before N岁: the end of a past span (直到20岁, 一直到他20岁): no age now.
+_NOT_AN_AGE_BEFORE = ("直到", "直到他", "直到她", "直到我")
+_NOT_KID_OPENERS = ("我", "患", "病")
+_NOT_FULL_MONTH = ("未", "没", "不到", "没有", "还没")
+
+
+def kid_words(patient_words: tuple[str, ...]) -> tuple[str, ...]:
+    """The child words among the patient words: 我儿子 is read through 儿子, and 患者 / 病人 are
+    adults as often; a common first character (我) would send the scan to a branch at nearly every
+    sentence."""
+    return tuple(w for w in patient_words if not w.startswith(_NOT_KID_OPENERS))
+
+
+def tails(units: str, kids: str) -> dict[str, str]:
+    """Unit tails (after a number at the match start), given the unit pattern and the child words
+    as one alternation."""
+    return {
+        # 3个月大, 十七个月男宝, 47天的宝宝: an age in months, days or weeks, said of a child.
+        "kage": f"(?P<kage_u>{_AGE_SPAN})(?=大|的?(?:{kids}))",
+        "amon": "(?P<amon_u>个?月(?=龄))",
+        "age": (f"(?P<age_u>周岁|岁)(?P<age_h>半(?!{units}))?(?:[ \\t]*[零又]?(?P<agem_n>{NUM})(?P<agem_u>个月))?"),
+    }
+
+
+def led_branches(kid_words: tuple[str, ...]) -> dict[str, tuple[str, str]]:
+    """Context-led branches (first characters, body): 月龄18个月, 宝宝17个月, 出生10天, 满月."""
+    return {
+        "mage": ("月", f"(?<=月)龄[ \\t]*[:为是]?[ \\t]*(?P<mage_n>{NUM})[ \\t]*(?P<mage_u>个月|月)?"),
+        # 宝宝17个月, 女宝宝九个半月, 宝宝47天: days and weeks only at a clause end (宝宝3天没大便 is no age).
+        "kid": (
+            "".join(dict.fromkeys(w[0] for w in kid_words)),
+            led(*kid_words)
+            + "(?:现在|目前|今年|已经|刚刚|刚满|刚|才|已|满|有|是)*[ \\t]*"
+            + number("kid")
+            + "[ \\t]*(?:(?P<kid_u>个半月|个月)|(?P<kid_d>天|周(?!岁)|个?星期)(?=了?(?:大|的|[,。!?;、\\n ]|$)))"
+            + "(?!以内|之内|内|以来|前|后|多)",
+        ),
+        "born": (
+            "出降",
+            f"(?<=[出降])生(?:后|了|才|刚)?[ \\t]*{number('born')}[ \\t]*(?P<born_u>{_AGE_SPAN})(?!以内|之内|内|以来|前|后|多)",
+        ),
+        "full": ("满", "(?<=满)月(?![子饼份])"),
+    }
+
+
+def on_months_of_age(m: re.Match[str], d: Draft) -> None:
+    kind = m.lastgroup
+    if kind == "amon":
+        quantity = d.quantity(m, m.start(), m.start("e"), "amon_u")
+    else:
+        assert kind is not None  # this handler runs only for a match of its own kinds
+        quantity = d.quantity(m, *m.span(kind + "_n"), kind + "_u")
+    if quantity is not None:
+        d.set_age(m.start(), m.end(), quantity["value"] / 12)
+
+
+def on_age_span(m: re.Match[str], d: Draft) -> None:
+    """宝宝17个月, 十七个月男宝, 九个半月的女宝, 出生10天, 3周大: months, days or weeks of a child."""
+    kind = m.lastgroup or ""
+    if kind == "kage":
+        unit = "kage_u"
+        quantity = d.quantity(m, m.start(), m.start("e"), unit)
+    else:
+        unit = "kid_u" if kind == "kid" and m.start("kid_u") >= 0 else ("kid_d" if kind == "kid" else "born_u")
+        quantity = d.quantity(m, *m.span(kind + "_n"), unit)
+    if quantity is None:
+        return
+    span = m.group(unit)
+    if span == "个半月":  # 九个半月 = 9.5 个月, as 一个半月 is 1.5
+        quantity["value"], quantity["unit"], span = quantity["value"] + 0.5, "个月", "个月"
+    d.set_age(m.start(), m.end(), quantity["value"] * _YEARS_PER[span])
+
+
+def on_full_month(m: re.Match[str], d: Draft) -> None:
+    """满月 (刚满月, 满月了) is one month old; 未满月 / 没满月 / 不到满月 is less, and no age."""
+    start = m.start()  # the 满: a led match starts at its first character
+    if not d.text.endswith(_NOT_FULL_MONTH, 0, start):
+        d.set_age(start, m.end(), 1 / 12)
+
+
+def on_age(m: re.Match[str], d: Draft) -> None:
+    years = d.quantity(m, m.start(), m.start("e"), "age_u", "age_h")
+    months = d.quantity(m, *m.span("agem_n"), "agem_u") if m.group("agem_n") else None
+    if years is None or (m.group("agem_n") and months is None):
+        return
+    end, start = m.end(), m.start()
+    if (
+        (d.text.startswith(_NOT_AN_AGE_AFTER, end) and not d.text.startswith("前天", end))
+        or (start and d.text[start - 1] in "到至")
+        or d.text.endswith(_NOT_AN_AGE_BEFORE, 0, start)
+    ):
+        return  # 3岁多 is "over three", 12岁前 a past age, 12岁到20岁 a range, 直到20岁 a past span
+    d.set_age(m.start(), m.end(), float(years["value"] + (months["value"] / 12 if months else 0)))
+
+
+HANDLERS: dict[str, Handler] = {
+    "mage": on_months_of_age,
+    "amon": on_months_of_age,
+    "kage": on_age_span,
+    "kid": on_age_span,
+    "born": on_age_span,
+    "full": on_full_month,
+    "age": on_age,
+}

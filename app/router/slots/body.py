@@ -1,0 +1,159 @@
+"""Body measures and temperatures: body weight (体重30斤, 十七个月男宝，12公斤, 现在126斤), height
+(身高120, 1.2米, 一米二) and body temperature (体温38.5℃, 烧到三十八度五).
+
+Decisions where the spec is silent (each has a row in tests/router/test_slots.py):
+
+* a body weight or height needs its context *directly* before it (体重30斤, 体重是30斤);
+  体重增加了2斤 is a change, not a weight, and stays a number;
+* 身高1.2 (no unit) is metres, 身高120 centimetres; without 身高, only metres said with decimals
+  below 3 (1.2米, 一米二) are a height — 200米 is a distance;
+* the first weight / height read wins; later ones are still numbers;
+* a weight with 斤 / 公斤 / kg and no 体重 is the child's when it comes at most 8 characters after
+  the age in the same sentence, or right after 现在 / 目前 / 今年 (the current weight); a weight
+  ranks birth < stated < current, and a later one replaces an earlier one of a lower rank only;
+* body temperature needs 度 / ℃ / °C, 35–43, and a temperature word earlier in its sentence; 36度4 is
+  36.4; the highest one wins.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+
+from .draft import FILL, METRE, NUM, OTHER, START, WRITER, Draft, Handler, led, number
+from ..numerals import CHARS, parse_number
+
+_METRE_TAIL = r"[0-9]{1,2}(?![0-9.])|[零一二三四五六七八九]{1,2}"  # 一米二, 1米25
+# A preceding character that turns 重 into another word: 超重 (overweight), 加重 (worsens) — the
+# number after them is not a body weight.
+_NOT_WEIGHT = frozenset("严加过超偏较沉")
+# Body temperature (SPEC §4.4): a number in this range with 度 / ℃ / °C after a temperature word.
+_TEMPERATURE = (35.0, 43.0)
+WEIGHT_UNITS = frozenset({"公斤", "千克", "kg", "斤"})
+# A weight right after an age (十七个月男宝，12公斤): at most this many characters after it, in the same sentence.
+_WEIGHT_AFTER_AGE = 8
+# Before a weight: it was the birth weight (出生体重5.3斤), or it is the current one (现体重8斤,
+# 以前140斤现在126斤, 前年60公斤今年64公斤). A weight ranks birth < stated < current; a later
+# weight replaces an earlier one of a lower rank only.
+_BIRTH = ("出生", "生下来", "出生时", "刚出生")
+_CURRENT = re.compile("(?:现在|目前|如今|今年|现)(?:我|是|有|已经|已|才|只有|体重)*[ \t]*$")
+BIRTH_RANK, STATED_RANK, CURRENT_RANK = 0, 1, 2
+_WRITER_RANKS = 3  # a writer's weight with a patient word after it ranks this much lower
+
+# Unit tails (after a number at the match start): 30斤重, 1.2米, 38.5度.
+TAILS = {
+    "wt2": "(?P<wt2_u>公斤|千克|kg(?![a-z])|斤)(?=重)",
+    "metre": f"(?P<metre_u>{METRE}|m(?![a-z0-9]))(?P<metre_t>{_METRE_TAIL})?",
+    # 38.5度, 39℃, and 36度4 / 三十八度五 (a tenth said after 度).
+    "temp": f"(?P<temp_u>度|°c)(?P<temp_t>[0-9](?![0-9.])|[一二三四五六七八九](?![{CHARS}]))?",
+}
+# Context-led branches (first characters, body): 体重30斤, 身高120.
+LED = {
+    "wt": ("体重", led("体重", "重") + FILL + number("wt") + "[ \\t]*(?P<wt_u>公斤|千克|kg(?![a-z])|斤)"),
+    "ht": (
+        "身",
+        f"(?<=身)高{FILL}(?P<ht_n>{NUM})[ \\t]*(?:(?P<ht_u>厘米|公分|cm(?![a-z]))"
+        f"|(?P<ht_m>{METRE}|m(?![a-z0-9]))(?P<ht_t>{_METRE_TAIL})?)?",
+    ),
+}
+
+
+def on_temperature(m: re.Match[str], d: Draft) -> None:
+    """38.5℃ or 三十八度五 after a temperature word of the same sentence; the highest one wins."""
+    start = m.start()
+    quantity = d.quantity(m, start, m.start("e"), "temp_u")
+    if quantity is None:
+        return
+    tenth = m.group("temp_t")
+    if tenth:  # 36度4 is 36.4
+        if isinstance(quantity["value"], float):
+            return
+        quantity["value"] = float(f"{quantity['value']}.{parse_number(tenth)}")
+        quantity["raw"] = d.cased[start : m.end("temp_t")]
+    value = float(quantity["value"])
+    if not _TEMPERATURE[0] <= value <= _TEMPERATURE[1] or d.others(start):
+        return
+    words = d.temperature_words
+    index = bisect_left(words, start, key=START)
+    if index and words[index - 1].end <= start and d.same_sentence(words[index - 1].end, start):
+        d.temperature = value if d.temperature is None else max(d.temperature, value)
+
+
+def on_weight(m: re.Match[str], d: Draft) -> None:
+    if m.lastgroup == "wt":
+        quantity, unit = d.quantity(m, *m.span("wt_n"), "wt_u"), m.group("wt_u")
+        if d.text[m.start()] == "重" and m.start() and d.text[m.start() - 1] in _NOT_WEIGHT:
+            return
+    else:
+        quantity, unit = d.quantity(m, m.start(), m.start("e"), "wt2_u"), m.group("wt2_u")
+    if quantity is not None:
+        start = m.start()
+        if d.text.endswith(_BIRTH, 0, start):
+            rank = BIRTH_RANK
+        elif _CURRENT.search(d.text, max(0, start - 8), start):
+            rank = CURRENT_RANK
+        else:
+            rank = STATED_RANK
+        set_weight(d, start, quantity["value"], unit, rank)
+
+
+def on_height(m: re.Match[str], d: Draft) -> None:
+    if m.group("ht_m"):
+        _metres(m, d, *m.span("ht_n"), "ht_m", "ht_t", stated=True)
+        return
+    quantity = d.quantity(m, *m.span("ht_n"), "ht_u")
+    if quantity is not None and d.height is None and not d.others(m.start()):
+        # 身高1.2 can only be metres, 身高120 only centimetres.
+        value = quantity["value"]
+        d.height = round(float(value * 100 if quantity["unit"] is None and value < 3 else value), 1)
+
+
+def on_metres(m: re.Match[str], d: Draft) -> None:
+    _metres(m, d, m.start(), m.start("e"), "metre_u", "metre_t", stated=False)
+
+
+def _metres(m: re.Match[str], d: Draft, start: int, stop: int, unit: str, tail: str, stated: bool) -> None:
+    """1.2米, 一米二, 1米25: a height after 身高, or when said with decimals below 3 m (200米 is a distance)."""
+    value = parse_number(d.text[start:stop])
+    decimals = m.group(tail)
+    if value is None or (decimals and isinstance(value, float)):
+        return
+    if decimals:  # the digits after 米 are the decimals of the metres
+        value = float(f"{value}." + "".join(str(parse_number(ch)) for ch in decimals))
+    end = m.end(tail) if decimals else m.end(unit)
+    d.numbers.append({"value": value, "unit": d.cased[m.start(unit) : m.end(unit)], "raw": d.cased[start:end]})
+    if d.height is None and (stated or (isinstance(value, float) and value < 3)) and not d.others(start):
+        d.height = round(float(value * 100), 1)
+
+
+def set_weight(d: Draft, start: int, value: float, unit: str, rank: int) -> None:
+    """The first weight of the highest rank: 出生体重5.3斤，现体重8斤 is 4 kg. The writer's own
+    weight with a patient word after it ranks below every weight of the patient's."""
+    if d.weight is not None and rank <= d.weight_rank:
+        return
+    if d.subjects is None:  # everything is the patient's
+        d.weight, d.weight_rank = round(float(value * (0.5 if unit == "斤" else 1)), 2), rank
+        return
+    owner = d.owner(start)
+    if owner == WRITER:
+        rank -= _WRITER_RANKS
+    if owner != OTHER and (d.weight is None or rank > d.weight_rank):
+        d.weight, d.weight_rank = round(float(value * (0.5 if unit == "斤" else 1)), 2), rank
+
+
+def bare_weight(d: Draft, start: int, value: float, unit: str) -> None:
+    """A weight without 体重: said as the current one (现在150斤), or a few characters after the
+    age in its sentence (十七个月男宝，12公斤)."""
+    if _CURRENT.search(d.text, max(0, start - 8), start):
+        set_weight(d, start, value, unit, CURRENT_RANK)
+    elif d.age_end >= 0 and start - d.age_end <= _WEIGHT_AFTER_AGE and d.same_sentence(d.age_end, start):
+        set_weight(d, start, value, unit, STATED_RANK)
+
+
+HANDLERS: dict[str, Handler] = {
+    "temp": on_temperature,
+    "wt": on_weight,
+    "wt2": on_weight,
+    "ht": on_height,
+    "metre": on_metres,
+}
