@@ -94,7 +94,9 @@ ROWS = [
     ("孩子 N个月 → years", "孩子18个月", {"age_years": 1.5}),
     ("the first age wins; a later one is still a number", "3岁，哥哥8岁",
      {"age_years": 3.0, "number": [q(3, "岁", "3岁"), q(8, "岁", "8岁")]}),
-    ("3岁多 is a floor, not an age", "3岁多", {"age_years": None, "number": [q(3, "岁", "3岁")]}),
+    ("3岁多 is a lower bound, approximate (§4.4 revision 2)", "3岁多",
+     {"age_years": 3.0, "approximate": ["age_years"], "number": [q(3, "岁", "3岁")]}),
+    ("3岁左右 is no age", "3岁左右", {"age_years": None, "approximate": []}),
     ("bare N个月 fills neither age nor window", "吃了3个月的药",
      {"age_years": None, "time_window_days": None, "number": [q(3, "个月", "3个月")]}),
     # --- time window ----------------------------------------------------------------------------

@@ -44,7 +44,6 @@ AGES = [
     ("N岁到M岁 is a range", "从12岁到20岁都没有复发", {"age_years": None}),
     ("直到N岁 ends a past span", "小时候发作过，直到她15岁都没再发", {"age_years": None}),
     ("直到 elsewhere in the clause does not hide an age", "直到现在孩子5岁了还尿床", {"age_years": 5.0}),
-    ("三个多月 is an approximation", "宝宝三个多月", {"age_years": None}),
 ]
 
 WEIGHTS = [
@@ -71,7 +70,7 @@ TEMPERATURES = [
     ("a Chinese numeral with a tenth after 度", "烧到三十八度五", {"temperature_c": 38.5}),
     ("36度4 is one number", "体温36度4", {"number": [{"value": 36.4, "unit": "度", "raw": "36度4"}]}),
     # refusals
-    ("no unit is no temperature", "低烧38.2", {"temperature_c": None}),
+    ("no unit and no temperature word right before is no temperature", "孩子38.2，有点咳嗽", {"temperature_c": None}),
     ("no temperature word is no temperature", "今天38度，很热", {"temperature_c": None}),
     ("outside 35–43 is no temperature", "体温计掉到了45度的水里", {"temperature_c": None}),
     ("a temperature word in another sentence does not count", "昨天发烧了。今天38度", {"temperature_c": None}),
@@ -124,7 +123,61 @@ SALTS_AND_DECIMALS = [
      {"number": [{"value": 5, "unit": None, "raw": "5"}], "date": ["2026-03-07"]}),
 ]
 
-ROWS = AGES + WEIGHTS + TEMPERATURES + OTHER_PEOPLE + SALTS_AND_DECIMALS
+# SPEC §4.4 "Revision 2 (what parents mean, measured on their own words)": every form both ways.
+TEMPERATURES_2 = [
+    ("no unit right after 烧到", "烧到38.6", {"temperature_c": 38.6}),
+    ("no unit right after 最高体温", "最高体温39.2", {"temperature_c": 39.2}),
+    ("no unit right after 低烧", "低烧38.2", {"temperature_c": 38.2}),
+    ("no unit, a Chinese numeral with 点", "体温三十八点五", {"temperature_c": 38.5}),
+    ("no unit after 量了", "刚才量了37.8", {"temperature_c": 37.8}),
+    ("38° is a reading", "孩子发烧，38°", {"temperature_c": 38.0}),
+    ("度 with a fever word right before: 降到", "吃了药降到38度", {"temperature_c": 38.0}),
+    ("度 with a fever word after it in the sentence", "今天38度5，一直发烧", {"temperature_c": 38.5}),
+    ("the highest current reading wins", "发烧，早上38.2℃，晚上烧到39", {"temperature_c": 39.0}),
+    ("a now cue ends the past one", "上次烧到40度，现在烧到38.5", {"temperature_c": 38.5}),
+    # refusals
+    ("a hypothetical reading fills nothing", "要是烧到40度怎么办", {"temperature_c": None}),
+    ("a worry is hypothetical", "担心烧到39度会抽", {"temperature_c": None}),
+    ("a past reading fills nothing", "上次发烧最高40度", {"temperature_c": None}),
+    ("a reading of that time fills nothing", "发烧的时候最高39度", {"temperature_c": None}),
+    ("a past reading does not beat the current one", "上次烧到40度。现在体温38.1", {"temperature_c": 38.1}),
+    ("no unit after a word that is no temperature word", "血钾38", {"temperature_c": None}),
+    ("no unit, out of range", "体温计放了30", {"temperature_c": None}),
+    ("度 without a fever word in its sentence", "今天38度，很热", {"temperature_c": None}),
+    ("another person's unitless reading", "我妈烧到39.5", {"temperature_c": None}),
+]
+
+AGES_2 = [
+    ("months and days add up (零)", "三个月零八天的宝宝", {"age_years": 0.27, "approximate": []}),
+    ("months and days add up after a child word", "宝宝三个月零八天", {"age_years": 0.27}),
+    ("a bare 月 and days with 零", "宝宝5月零15天", {"age_years": 0.46}),
+    ("months and days with 加", "孩子一个月加十天", {"age_years": 0.11}),
+    ("months and days after 出生", "出生一个月零十天", {"age_years": 0.11}),
+    ("N个半月 in years and months", "孩子1岁9个半月", {"age_years": 1.79}),
+    ("a child word, a comma, N个月", "男宝，28个月", {"age_years": 2.33}),
+    ("a bare leading N个月 with a weight after it", "20个月22斤 83厘米", {"age_years": 1.67, "weight_kg": 11.0}),
+    ("a bare leading N天 with a weight after it", "47天8斤，吃奶少", {"age_years": 0.13, "weight_kg": 4.0}),
+    ("a bare N个月 opening a clause with a height after it", "女宝，20个月83厘米", {"age_years": 1.67}),
+    ("N岁多 is a lower bound", "两岁多", {"age_years": 2.0, "approximate": ["age_years"]}),
+    ("N岁N个多月 is a lower bound", "孩子2岁3个多月", {"age_years": 2.25, "approximate": ["age_years"]}),
+    ("N个多月 of a child is a lower bound", "宝宝五个多月", {"age_years": 0.42, "approximate": ["age_years"]}),
+    ("an exact age is not approximate", "孩子2岁3个月", {"age_years": 2.25, "approximate": []}),
+    ("a weight opening a clause after the age's", "宝宝17个月，不爱吃饭，22斤", {"weight_kg": 11.0}),
+    # refusals
+    ("a range of years fills nothing", "一两岁的孩子", {"age_years": None, "approximate": []}),
+    ("a range of months fills nothing", "宝宝三四个月", {"age_years": None, "approximate": []}),
+    ("a bare 月 and days without a join is no age", "5月15天", {"age_years": None}),
+    ("months and days before 前 is no age", "宝宝3个月零8天前打过疫苗", {"age_years": None}),
+    ("N个多月 without a child is no age", "吃药五个多月", {"age_years": None, "approximate": []}),
+    ("a bare N个月 inside a clause is no age", "吃了20个月22斤的药", {"age_years": None, "weight_kg": None}),
+    ("a bare leading N个月 with no weight after it is no age", "20个月没复查了", {"age_years": None}),
+    ("N岁多时 is a past age", "儿子一岁多时发过一次烧", {"age_years": None}),
+    ("a child word, a comma, N天 before an event is a duration", "宝宝，3天没大便", {"age_years": None}),
+    ("a weight in the next sentence after the age is no weight", "宝宝17个月。22斤", {"weight_kg": None}),
+    ("another person's approximate age fills nothing", "我爸六十多岁", {"age_years": None, "approximate": []}),
+]
+
+ROWS = AGES + WEIGHTS + TEMPERATURES + OTHER_PEOPLE + SALTS_AND_DECIMALS + TEMPERATURES_2 + AGES_2
 
 
 @pytest.fixture(scope="module")

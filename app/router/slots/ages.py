@@ -18,11 +18,21 @@ import re
 
 from .draft import NUM, Draft, Handler, led, number
 
-# An age said in months, days or weeks (宝宝17个月, 出生10天, 3周大) and its length in years.
-_AGE_SPAN = "个半月|个月|天|周(?!岁)|个?星期|个?礼拜"
-_YEARS_PER = {"个月": 1 / 12, "天": 1 / 365, "周": 7 / 365, "星期": 7 / 365, "个星期": 7 / 365, "礼拜": 7 / 365, "个礼拜": 7 / 365}
-# After N岁: a past age (12岁前, 5岁的时候), a range (12岁到20岁) or an approximation: no age.
-_NOT_AN_AGE_AFTER = ("多", "前", "之前", "以前", "时", "的时候", "那年", "到", "至", "左右")
+# An age said in months, days or weeks (宝宝17个月, 出生10天, 3周大) and its length in years;
+# 个多月 is a lower bound (五个多月 → 5 months, approximate).
+_AGE_SPAN = "个半月|个多月|个月|天|周(?!岁)|个?星期|个?礼拜"
+_YEARS_PER = {"个月": 1 / 12, "个多月": 1 / 12, "天": 1 / 365, "周": 7 / 365, "星期": 7 / 365, "个星期": 7 / 365,
+              "礼拜": 7 / 365, "个礼拜": 7 / 365}
+# Days and months add up (三个月零八天, 一个月加十天): a month counts 30.4 days, a year 365 (SPEC §4.4).
+_DAYS_PER_MONTH = 30.4
+# Days said after the months of a child's age: 宝宝三个月零八天, 出生一个月加十天.
+# Atomic: days that are followed by 前 end the match there (宝宝3个月零8天前 is a date, not 3 months).
+_PLUS_DAYS = "(?>(?:[ \\t]*[零又加]?[ \\t]*(?P<{0}_pn>" + NUM + ")(?P<{0}_pd>天))?)"
+# Where a bare N个月 / N天 with a weight or a height right after it is an age: the text's start or a clause's.
+_CLAUSE_OPENERS = ",。!?;、\n \t"
+_BODY_UNITS = "斤|公斤|千克|kg|厘米|cm|公分"
+# After N岁: a past age (12岁前, 5岁的时候), a range (12岁到20岁) or an approximation (3岁左右): no age.
+_NOT_AN_AGE_AFTER = ("前", "之前", "以前", "时", "的时候", "那年", "到", "至", "左右")
 # Before N岁: the end of a past span (直到20岁, 一直到他20岁): no age now.
 _NOT_AN_AGE_BEFORE = ("直到", "直到他", "直到她", "直到我")
 _NOT_KID_OPENERS = ("我", "患", "病")
@@ -40,29 +50,41 @@ def tails(units: str, kids: str) -> dict[str, str]:
     """Unit tails (after a number at the match start), given the unit pattern and the child words
     as one alternation."""
     return {
+        # 三个月零八天, 5月零15天, 一个月加十天: months and days of an age (a bare 月 only with a join).
+        "msum": (
+            f"(?P<msum_u>个月|月)[ \\t]*(?P<msum_j>[零又加])?[ \\t]*(?P<msum_n>{NUM})(?P<msum_d>天)"
+            "(?!以内|之内|内|以来|前|后)"
+        ),
         # 3个月大, 十七个月男宝, 47天的宝宝: an age in months, days or weeks, said of a child.
         "kage": f"(?P<kage_u>{_AGE_SPAN})(?=大|的?(?:{kids}))",
         "amon": "(?P<amon_u>个?月(?=龄))",
-        "age": (f"(?P<age_u>周岁|岁)(?P<age_h>半(?!{units}))?(?:[ \\t]*[零又]?(?P<agem_n>{NUM})(?P<agem_u>个月))?"),
+        # 20个月22斤: a bare N个月 / N天 with a weight or a height right after it.
+        "lage": f"(?P<lage_u>个半月|个多月|个月|天)(?=[ \\t,]*(?:{NUM})[ \\t]*(?:{_BODY_UNITS}))",
+        "age": (
+            f"(?P<age_u>周岁|岁)(?P<age_h>半(?!{units}))?"
+            f"(?:[ \\t]*[零又]?(?P<agem_n>{NUM})(?P<agem_u>个半月|个多月|个月))?"
+        ),
     }
 
 
 def led_branches(kid_words: tuple[str, ...]) -> dict[str, tuple[str, str]]:
-    """Context-led branches (first characters, body): 月龄18个月, 宝宝17个月, 出生10天, 满月."""
+    """Context-led branches (first characters, body): 月龄18个月, 宝宝17个月, 男宝，28个月, 出生10天, 满月."""
     return {
         "mage": ("月", f"(?<=月)龄[ \\t]*[:为是]?[ \\t]*(?P<mage_n>{NUM})[ \\t]*(?P<mage_u>个月|月)?"),
         # 宝宝17个月, 女宝宝九个半月, 宝宝47天: days and weeks only at a clause end (宝宝3天没大便 is no age).
         "kid": (
             "".join(dict.fromkeys(w[0] for w in kid_words)),
             led(*kid_words)
-            + "(?:现在|目前|今年|已经|刚刚|刚满|刚|才|已|满|有|是)*[ \\t]*"
+            + "(?:,[ \\t]*)?(?:现在|目前|今年|已经|刚刚|刚满|刚|才|已|满|有|是)*[ \\t]*"
             + number("kid")
-            + "[ \\t]*(?:(?P<kid_u>个半月|个月)|(?P<kid_d>天|周(?!岁)|个?星期)(?=了?(?:大|的|[,。!?;、\\n ]|$)))"
+            + "[ \\t]*(?:(?P<kid_u>个半月|个多月|个月)" + _PLUS_DAYS.format("kid")
+            + "|(?P<kid_d>天|周(?!岁)|个?星期)(?=了?(?:大|的|[,。!?;、\\n ]|$)))"
             + "(?!以内|之内|内|以来|前|后|多)",
         ),
         "born": (
             "出降",
-            f"(?<=[出降])生(?:后|了|才|刚)?[ \\t]*{number('born')}[ \\t]*(?P<born_u>{_AGE_SPAN})(?!以内|之内|内|以来|前|后|多)",
+            f"(?<=[出降])生(?:后|了|才|刚)?[ \\t]*{number('born')}[ \\t]*(?P<born_u>{_AGE_SPAN})"
+            + _PLUS_DAYS.format("born") + "(?!以内|之内|内|以来|前|后|多)",
         ),
         "full": ("满", "(?<=满)月(?![子饼份])"),
     }
@@ -80,7 +102,8 @@ def on_months_of_age(m: re.Match[str], d: Draft) -> None:
 
 
 def on_age_span(m: re.Match[str], d: Draft) -> None:
-    """宝宝17个月, 十七个月男宝, 九个半月的女宝, 出生10天, 3周大: months, days or weeks of a child."""
+    """宝宝17个月, 十七个月男宝, 九个半月的女宝, 出生10天, 3周大, 宝宝三个月零八天: months, days or
+    weeks of a child, and days added to its months."""
     kind = m.lastgroup or ""
     if kind == "kage":
         unit = "kage_u"
@@ -93,7 +116,43 @@ def on_age_span(m: re.Match[str], d: Draft) -> None:
     span = m.group(unit)
     if span == "个半月":  # 九个半月 = 9.5 个月, as 一个半月 is 1.5
         quantity["value"], quantity["unit"], span = quantity["value"] + 0.5, "个月", "个月"
-    d.set_age(m.start(), m.end(), quantity["value"] * _YEARS_PER[span])
+    plus = kind + "_pn"
+    if kind != "kage" and m.start(plus) >= 0:
+        days = d.quantity(m, *m.span(plus), kind + "_pd")
+        if days is None or span not in ("个月", "个多月"):
+            return  # 出生10天3天 adds nothing up
+        _set_days(m, d, quantity["value"] * _DAYS_PER_MONTH + days["value"], approximate=span == "个多月")
+        return
+    d.set_age(m.start(), m.end(), quantity["value"] * _YEARS_PER[span], approximate=span == "个多月")
+
+
+def on_month_sum(m: re.Match[str], d: Draft) -> None:
+    """三个月零八天, 5月零15天, 一个月加十天 → days / 365 with months as 30.4 days. A bare 月 with no
+    join (5月15天) stays two numbers."""
+    months = d.quantity(m, m.start(), m.start("e"), "msum_u")
+    days = d.quantity(m, *m.span("msum_n"), "msum_d")
+    if months is None or days is None or (m.group("msum_u") == "月" and not m.group("msum_j")):
+        return
+    _set_days(m, d, months["value"] * _DAYS_PER_MONTH + days["value"])
+
+
+def on_leading_age(m: re.Match[str], d: Draft) -> None:
+    """20个月22斤, 五个月，16斤: a bare N个月 / N天 opening the text or a clause, a weight or a
+    height right after it. Elsewhere it is a number like any other."""
+    start = m.start()
+    quantity = d.quantity(m, start, m.start("e"), "lage_u")
+    if quantity is None:
+        return
+    span = m.group("lage_u")
+    if span == "个半月":
+        quantity["value"], quantity["unit"], span = quantity["value"] + 0.5, "个月", "个月"
+    if start == 0 or d.text[start - 1] in _CLAUSE_OPENERS:
+        d.set_age(start, m.end(), quantity["value"] * _YEARS_PER[span], approximate=span == "个多月")
+
+
+def _set_days(m: re.Match[str], d: Draft, days: float, approximate: bool = False) -> None:
+    # Rounded to two decimals once, in ``set_age``: 三个月零八天 is (3 × 30.4 + 8) / 365 = 0.27.
+    d.set_age(m.start(), m.end(), days / 365, approximate=approximate)
 
 
 def on_full_month(m: re.Match[str], d: Draft) -> None:
@@ -104,6 +163,7 @@ def on_full_month(m: re.Match[str], d: Draft) -> None:
 
 
 def on_age(m: re.Match[str], d: Draft) -> None:
+    """N岁, N岁半, 2岁3个月, and the lower bounds 两岁多 / 2岁3个多月 (approximate)."""
     years = d.quantity(m, m.start(), m.start("e"), "age_u", "age_h")
     months = d.quantity(m, *m.span("agem_n"), "agem_u") if m.group("agem_n") else None
     if years is None or (m.group("agem_n") and months is None):
@@ -114,14 +174,25 @@ def on_age(m: re.Match[str], d: Draft) -> None:
         or (start and d.text[start - 1] in "到至")
         or d.text.endswith(_NOT_AN_AGE_BEFORE, 0, start)
     ):
-        return  # 3岁多 is "over three", 12岁前 a past age, 12岁到20岁 a range, 直到20岁 a past span
-    d.set_age(m.start(), m.end(), float(years["value"] + (months["value"] / 12 if months else 0)))
+        return  # 12岁前 a past age, 12岁到20岁 a range, 直到20岁 a past span
+    month_unit = m.group("agem_u")
+    approximate = month_unit == "个多月"
+    if months is None and d.text.startswith("多", end):
+        if d.text.startswith(_NOT_AN_AGE_AFTER, end + 1):
+            return  # 一岁多时: a past age
+        approximate = True
+    month_count = 0.0
+    if months is not None:
+        month_count = months["value"] + (0.5 if month_unit == "个半月" else 0)
+    d.set_age(start, end, float(years["value"] + month_count / 12), approximate=approximate)
 
 
 HANDLERS: dict[str, Handler] = {
     "mage": on_months_of_age,
     "amon": on_months_of_age,
+    "msum": on_month_sum,
     "kage": on_age_span,
+    "lage": on_leading_age,
     "kid": on_age_span,
     "born": on_age_span,
     "full": on_full_month,

@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from typing import Callable
 
-from .draft import FILL, METRE, NUM, OTHER, START, WRITER, Draft, Handler, led, number
+from ..lexicon import Hits
+from .draft import FILL, METRE, NUM, OTHER, START, WRITER, Draft, Handler, led, masked, number
 from ..numerals import CHARS, parse_number
 
 _METRE_TAIL = r"[0-9]{1,2}(?![0-9.])|[零一二三四五六七八九]{1,2}"  # 一米二, 1米25
@@ -29,9 +31,20 @@ _METRE_TAIL = r"[0-9]{1,2}(?![0-9.])|[零一二三四五六七八九]{1,2}"  # �
 _NOT_WEIGHT = frozenset("严加过超偏较沉")
 # Body temperature (SPEC §4.4): a number in this range with 度 / ℃ / °C after a temperature word.
 _TEMPERATURE = (35.0, 43.0)
+# Right after a temperature word, a number needs no unit: 烧到38.6, 体温：38, 最高三十九点二.
+_AFTER_WORD = re.compile(f"[ \\t:]*(?:是|到|在|为|了|一下)?[ \\t:]*(?P<n>[0-9]+(?:\\.[0-9]+)?(?![0-9.])|[{CHARS}]+)")
+# The §4.7 cues that say a reading is not the child's temperature now, and those that end their
+# scope (a now cue or a contrast: 上次烧到40度，现在38度 reads 38).
+_NOT_NOW = frozenset({"past", "hypothetical"})
+_TIME_CUES = _NOT_NOW | {"now", "contrast"}
+_CLAUSE_MARK = re.compile("[,。!?;、\n]")
+# 发烧的时候 / 那时候 a few characters before the reading: a past or habitual one (…时 of §4.7).
+_PAST_WHEN = re.compile("时候|那时")
+_WHEN_REACH = 8
 WEIGHT_UNITS = frozenset({"公斤", "千克", "kg", "斤"})
 # A weight right after an age (十七个月男宝，12公斤): at most this many characters after it, in the same sentence.
 _WEIGHT_AFTER_AGE = 8
+_CLAUSE_OPENERS = ",;、"  # a clause of the age's sentence starts after one
 # Before a weight: it was the birth weight (出生体重5.3斤), or it is the current one (现体重8斤,
 # 以前140斤现在126斤, 前年60公斤今年64公斤). A weight ranks birth < stated < current; a later
 # weight replaces an earlier one of a lower rank only.
@@ -44,8 +57,8 @@ _WRITER_RANKS = 3  # a writer's weight with a patient word after it ranks this m
 TAILS = {
     "wt2": "(?P<wt2_u>公斤|千克|kg(?![a-z])|斤)(?=重)",
     "metre": f"(?P<metre_u>{METRE}|m(?![a-z0-9]))(?P<metre_t>{_METRE_TAIL})?",
-    # 38.5度, 39℃, and 36度4 / 三十八度五 (a tenth said after 度).
-    "temp": f"(?P<temp_u>度|°c)(?P<temp_t>[0-9](?![0-9.])|[一二三四五六七八九](?![{CHARS}]))?",
+    # 38.5度, 39℃, 38°, and 36度4 / 三十八度五 (a tenth said after 度).
+    "temp": f"(?P<temp_u>度|°c?)(?P<temp_t>[0-9](?![0-9.])|[一二三四五六七八九](?![{CHARS}]))?",
 }
 # Context-led branches (first characters, body): 体重30斤, 身高120.
 LED = {
@@ -59,7 +72,8 @@ LED = {
 
 
 def on_temperature(m: re.Match[str], d: Draft) -> None:
-    """38.5℃ or 三十八度五 after a temperature word of the same sentence; the highest one wins."""
+    """38.5℃, 38°, 三十八度五 with a fever word anywhere in its sentence: a reading (``temperature``
+    decides which readings count)."""
     start = m.start()
     quantity = d.quantity(m, start, m.start("e"), "temp_u")
     if quantity is None:
@@ -75,8 +89,49 @@ def on_temperature(m: re.Match[str], d: Draft) -> None:
         return
     words = d.temperature_words
     index = bisect_left(words, start, key=START)
-    if index and words[index - 1].end <= start and d.same_sentence(words[index - 1].end, start):
-        d.temperature = value if d.temperature is None else max(d.temperature, value)
+    if (index and words[index - 1].end <= start and d.same_sentence(words[index - 1].end, start)) or (
+        index < len(words) and d.same_sentence(m.end(), words[index].start)
+    ):
+        d.readings[start] = value
+
+
+def unitless_readings(d: Draft) -> None:
+    """烧到38.6, 最高体温39.2, 体温三十八点五: a number in range right after a temperature word needs
+    no unit (SPEC §4.4 revision 2). One anchored match per temperature word."""
+    text = d.text
+    for word in d.temperature_words:
+        m = _AFTER_WORD.match(text, word.end)
+        if m is None or m.start("n") in d.readings:
+            continue
+        start = m.start("n")
+        if start and "0" <= text[start - 1] <= "9":
+            continue
+        value = parse_number(m.group("n"))
+        if value is None or not _TEMPERATURE[0] <= value <= _TEMPERATURE[1] or (d.masks and masked(d.masks, start)):
+            continue
+        if not d.others(start):
+            d.readings[start] = float(value)
+
+
+def temperature(d: Draft, cues: Callable[[str], Hits]) -> float | None:
+    """The highest of the child's current readings: one under a past cue (上次, 那时候) or a
+    hypothetical one (要是, 担心) of its sentence — the §4.7 cue words — is not a reading now."""
+    if not d.readings:
+        return None
+    text = d.text
+    found = [h for h in cues(text).group("ctx") if h.payload.direction == "before" and h.payload.kind in _TIME_CUES]
+    best: float | None = None
+    for start, value in d.readings.items():
+        index = bisect_left(found, start, key=START)
+        cue = found[index - 1] if index else None
+        if cue is not None and cue.payload.kind in _NOT_NOW and d.same_sentence(cue.end, start) and (
+            cue.payload.scope != "clause" or _CLAUSE_MARK.search(text, cue.end, start) is None
+        ):
+            continue
+        if _PAST_WHEN.search(text, max(0, start - _WHEN_REACH), start) and d.same_sentence(max(0, start - _WHEN_REACH), start):
+            continue
+        best = value if best is None else max(best, value)
+    return best
 
 
 def on_weight(m: re.Match[str], d: Draft) -> None:
@@ -142,11 +197,13 @@ def set_weight(d: Draft, start: int, value: float, unit: str, rank: int) -> None
 
 
 def bare_weight(d: Draft, start: int, value: float, unit: str) -> None:
-    """A weight without 体重: said as the current one (现在150斤), or a few characters after the
-    age in its sentence (十七个月男宝，12公斤)."""
+    """A weight without 体重: said as the current one (现在150斤), a few characters after the age in
+    its sentence (十七个月男宝，12公斤), or opening a clause after the age's (宝宝17个月，不爱吃饭，22斤)."""
     if _CURRENT.search(d.text, max(0, start - 8), start):
         set_weight(d, start, value, unit, CURRENT_RANK)
-    elif d.age_end >= 0 and start - d.age_end <= _WEIGHT_AFTER_AGE and d.same_sentence(d.age_end, start):
+    elif d.age_end >= 0 and d.age_end <= start and d.same_sentence(d.age_end, start) and (
+        start - d.age_end <= _WEIGHT_AFTER_AGE or d.text[start - 1] in _CLAUSE_OPENERS
+    ):
         set_weight(d, start, value, unit, STATED_RANK)
 
 

@@ -51,9 +51,9 @@ class Draft:
     """What one ``extract`` call has read so far; the handlers fill it in text order."""
 
     __slots__ = ("cased", "text", "reference", "foods", "masks", "ids", "dates", "numbers", "measures",
-                 "age", "weight", "height", "window", "clause_marks", "temperature", "age_end", "weight_rank",
+                 "age", "weight", "height", "window", "clause_marks", "age_end", "weight_rank",
                  "subjects", "children", "last_patient", "last_other", "age_provisional", "temperature_words",
-                 "sentence_ends")
+                 "sentence_ends", "readings", "age_approximate")
 
     def __init__(self, views: TextViews, reference: date, foods: list[Hit], masks: list[tuple[int, int]]):
         self.cased, self.text, self.reference, self.foods, self.masks = views.cased, views.text, reference, foods, masks
@@ -68,7 +68,7 @@ class Draft:
         self.height: float | None = None
         self.window: int | None = None
         self.clause_marks: list[int] | None = None  # where the clause marks are, read on first need
-        self.temperature: float | None = None
+        self.readings: dict[int, float] = {}  # body temperatures read, by where their number starts
         self.age_end = -1  # where the age read ends: a weight may follow it without 体重
         self.weight_rank = 0  # of the weight read: body.BIRTH_RANK, read only once a weight is set
         # (start, whose: PATIENT, OTHER or WRITER) of every subject word, in text order; None
@@ -78,6 +78,7 @@ class Draft:
         self.children: frozenset[int] = frozenset()  # where patient words start, with subjects
         # where the last patient and the last other-person word start (-1: none), with subjects
         self.last_patient = self.last_other = -1
+        self.age_approximate = False  # the age read is a lower bound (两岁多, 五个多月)
         self.age_provisional = False  # the age read is the writer's, and a patient word follows it
         self.temperature_words: list[Hit] = []
         self.sentence_ends: list[int] | None = None  # read on first need
@@ -140,10 +141,11 @@ class Draft:
         """Whether the value at ``position`` fills no patient slot (``owner``)."""
         return self.owner(position, end) == OTHER
 
-    def set_age(self, start: int, end: int, years: float) -> None:
+    def set_age(self, start: int, end: int, years: float, approximate: bool = False) -> None:
+        """The patient's age, in years; ``approximate`` when the text gives a lower bound (两岁多)."""
         if self.subjects is None:  # everything is the patient's: the first age stays
             if self.age is None:
-                self.age, self.age_end = round(years, 2), end
+                self.age, self.age_end, self.age_approximate = round(years, 2), end, approximate
             return
         if self.age is not None and not self.age_provisional:
             return
@@ -151,6 +153,7 @@ class Draft:
         if owner == OTHER or (self.age is not None and owner == WRITER):
             return
         self.age, self.age_end, self.age_provisional = round(years, 2), end, owner == WRITER
+        self.age_approximate = approximate
 
     def same_sentence(self, start: int, end: int) -> bool:
         """No sentence end in ``text[start:end]``; the ends are found once per text, on first need."""

@@ -41,7 +41,7 @@ class SlotsResult(BaseModel):
     weight_kg: float | None = Field(description="Body weight in kg (斤 × 0.5), only with body-weight context; else null.")
     height_cm: float | None = Field(description="Body height in cm (1.2米 and 一米二 → 120); null when not stated.")
     temperature_c: float | None = Field(
-        description="Body temperature in °C (35–43, 度 / ℃ / °C after 体温, 发烧, 烧到, 最高…; the highest when several); null when not stated."
+        description="The child's current body temperature in °C (35–43: right after 体温, 发烧, 烧到, 最高…, or with 度 / ℃ / °C and a fever word in its sentence; past and hypothetical readings left out; the highest when several); null when not stated."
     )
     time_window_days: int | None = Field(
         description="A look-back window in days (最近7天 → 7, 两周 → 14, 近一个月 → 30); null when none."
@@ -49,4 +49,7 @@ class SlotsResult(BaseModel):
     meal: Meal | None = Field(description="The one meal named; null when none or when two different meals are named.")
     measure: list[Quantity] = Field(description="Food portions (碗, 勺, 克, 毫升, 个, 片, 杯, …) with value, unit and raw.")
     ambiguous: list[str] = Field(description='Slots named more than once with different values: "patient_id", "meal".')
+    approximate: list[str] = Field(
+        description='Slots filled with a lower bound the text gives as approximate (两岁多 → age_years 2.0): "age_years".'
+    )
     policy_version: str = Field(description="The policy version and digest that produced this result.")

@@ -67,7 +67,7 @@ _BASE_UNITS = (
 _TERM, _PAYLOAD = attrgetter("term"), attrgetter("payload")
 # Where each family's branches sit among the others: at one position, the first branch that fits
 # wins (a date before a plain number, an age in months before a portion of 个).
-_TAIL_ORDER = ("md", "ago", "wsuf", "kage", "amon", "age", "wt2", "mid", "metre", "temp", "q")
+_TAIL_ORDER = ("md", "ago", "wsuf", "msum", "kage", "amon", "lage", "age", "wt2", "mid", "metre", "temp", "q")
 _LED_ORDER = ("pid", "num", "win", "mage", "kid", "born", "full", "wt", "ht", "rel")
 
 
@@ -200,6 +200,9 @@ class SlotExtractor:
         self._digit_analytes = frozenset(term for term in slots.analytes if any(ch.isdigit() for ch in term))
         pattern = _pattern(set(_BASE_UNITS) | set(slots.measure_units), ages.kid_words(slots.patient_words))
         self._scan = pattern.finditer
+        # The §4.7 cue words, read only when a body temperature is: a past or hypothetical reading
+        # is not the child's temperature now.
+        self._cues = policy.red_flags.context.lexicon.scan
         # The writer's words (我, 本人) as subjects of a value; the words that hide one (我们, 我觉得)
         # come first and match without a group. 自己 is left out: a reflexive after a subject
         # (孩子自己) names no new one.
@@ -292,6 +295,10 @@ class SlotExtractor:
                 handler = handlers[kind]
                 assert handler is not None
                 handler(m, draft)
+        temperature = None
+        if draft.temperature_words:
+            body.unitless_readings(draft)
+            temperature = body.temperature(draft, self._cues)
         meals = list(dict.fromkeys(map(_PAYLOAD, hits.group("meal"))))
         ambiguous = []
         if len(draft.ids) > 1:
@@ -308,16 +315,16 @@ class SlotExtractor:
                 "age_years": draft.age,
                 "weight_kg": draft.weight,
                 "height_cm": draft.height,
-                "temperature_c": draft.temperature,
+                "temperature_c": temperature,
                 "time_window_days": draft.window,
                 "meal": meals[0] if len(meals) == 1 else None,
                 "measure": [numbers[i] for i in draft.measures],  # a measure is one of the numbers
                 "ambiguous": ambiguous,
+                "approximate": ["age_years"] if draft.age_approximate and draft.age is not None else [],
                 "policy_version": policy_version,
             }
         )
 
-    # -- identifiers and dates ------------------------------------------------------------------
 
 
 def _subjects(patients: list[Hit], others: list[Hit], writers: list[int]) -> list[tuple[int, int]]:
