@@ -87,6 +87,11 @@ _CUT = re.compile("[,。!?;\n.](?<![0-9]\\.(?=[0-9]))")  # an ASCII . between di
 _FIRST = _START = itemgetter(0)  # of a (start, …) tuple or a Hit
 # A character before a medicine suffix that makes it a portion or no word at all (两片, 几粒).
 _NOT_BEFORE_SUFFIX = frozenset("零〇一二两三四五六七八九十百千万半几多每整")
+_DIGIT = re.compile("[0-9]")
+# After a consume verb: no object (宝宝现在能吃吗, 可以吃了吧, 能吃什么).
+_NO_OBJECT = re.compile("(?:[吗呢吧啊么嘛了?!,。;\n]|什么|啥|$)")
+# Right after a test's word, these say its value went somewhere (肌酐高, 血钾低了, 尿蛋白升到).
+_SAID_OF_A_VALUE = tuple("高低升降增减")
 
 
 def classify(policy: Policy, analysis: Analysis) -> Classification:
@@ -96,13 +101,18 @@ def classify(policy: Policy, analysis: Analysis) -> Classification:
     # Keywords are read on the text view; only when it has none does the squashed view speak, so
     # "分 期" or "化 验 单" still classify while spacing never adds a second intent to a real match.
     hits = analysis.hits.get("intent") or policy.intent_lexicon.scan(analysis.views.squashed).get("intent") or []
+    forms = analysis.hits.get("form")
+    if forms and hits:
+        hits = _outside(hits, forms)
     medicines = _medicines(analysis) if "medicine" in analysis.hits else []
     if not hits and not medicines:
         return Classification(None, (), emergency=False)
     asking = policy.asking
     verbs = analysis.hits.get("consume")  # the lexicon's own group of the consume verbs
     first: str = hits[0].payload if hits else ""
-    if not (medicines or verbs) and all(h.payload == first for h in hits):
+    foods = analysis.hits.get("food")
+    advising = not foods and any(h.term in asking.diet_advice for h in hits)
+    if not (medicines or verbs or advising) and first != asking.reading_intent and all(h.payload == first for h in hits):
         # One intent and nothing to redirect: no clause to look at, no ranking.
         terms = tuple(dict.fromkeys(h.term for h in hits))
         only = Scored(policy.intent_by_name[first], sum(map(len, terms)), terms)
@@ -111,11 +121,15 @@ def classify(policy: Policy, analysis: Analysis) -> Classification:
     # intent → {keyword: said in a question clause}, keywords in text order
     keywords: dict[str, dict[str, bool]] = {}
     decided: set[str] = set()  # intents a question clause's consume verb asks about (能喝豆浆吗)
-    redirected = _medicine_verbs(analysis, verbs, medicines, cuts, questions, decided, asking) if verbs else {}
+    advice: set[int] = set()  # consume verbs with no food or medicine in their clause (宝宝能吃吗)
+    redirected = _medicine_verbs(analysis, verbs, medicines, cuts, questions, decided, asking, advice) if verbs else {}
+    consume_verbs = asking.consume_verbs
     for start, _, term, name in hits:
         asked = questions[bisect_right(cuts, start)]
         if redirected and start in redirected:
             name = redirected[start]
+        elif (advice and start in advice and term in consume_verbs) or (advising and term in asking.diet_advice):
+            name = asking.advice_intent
         words = keywords.get(name)
         if words is None:
             keywords[name] = {term: asked}
@@ -128,6 +142,15 @@ def classify(policy: Policy, analysis: Analysis) -> Classification:
 
     by_name = policy.intent_by_name
     weak = asking.weak_keywords
+    reading = keywords.get(asking.reading_intent)
+    if reading is not None and not _has_reading(analysis, hits, cuts, asking.reading_intent):
+        # Nothing to read (尿常规主要查什么): the test's words ask about the test, as weak words.
+        del keywords[asking.reading_intent]
+        target = keywords.setdefault(asking.advice_intent, {})
+        for term, asked in reading.items():
+            if not target.get(term):
+                target[term] = asked
+        weak = weak | reading.keys()
     ranked: list[tuple[tuple[int, ...], str, dict[str, bool]]] = []
     for name, words in keywords.items():
         # [strong, weak] × [whole text, question clauses], negated: the best sorts first
@@ -151,13 +174,15 @@ def classify(policy: Policy, analysis: Analysis) -> Classification:
 
 def _medicine_verbs(
     analysis: Analysis, verbs: list[Hit], medicines: list[Hit], cuts: list[int], questions: list[bool],
-    decided: set[str], asking: Asking,
+    decided: set[str], asking: Asking, advice: set[int],
 ) -> dict[int, str]:
     """What each consume verb asks about: the nearest food or medicine after it in its clause
     (能吃药吗, 能喝豆浆吗), else the nearest before it (香蕉能不能吃). A verb whose object is a
     medicine asks the medicine intent (returned: verb start → that intent); a verb with an object
     in a question clause decides its intent. A clause's foods and medicines are gathered once, by two
-    searches per list, and each verb's object is one search: no product of verbs and foods."""
+    searches per list, and each verb's object is one search: no product of verbs and foods. A verb
+    with nothing after it, in a text with no food or medicine at all, asks for advice: its start
+    goes to ``advice``."""
     foods = analysis.hits.get("food") or []
     redirected: dict[int, str] = {}
     in_clause: dict[int, list[tuple[int, bool]]] = {}  # clause → (start, is a food), built once per clause
@@ -173,6 +198,9 @@ def _medicine_verbs(
                 things.sort()
             in_clause[clause] = things
         if not things:
+            # 鸡蛋，宝宝能吃吗 still asks about the egg, 能吃石榴吗 about a food the dictionary lacks
+            if not foods and not medicines and _NO_OBJECT.match(analysis.views.text, verb.end):
+                advice.add(verb.start)
             continue
         index = bisect_left(things, verb.end, key=_FIRST)
         is_food = things[index][1] if index < len(things) else things[index - 1][1]
@@ -182,6 +210,43 @@ def _medicine_verbs(
         if questions[clause]:
             decided.add(name)
     return redirected
+
+
+def _has_reading(analysis: Analysis, hits: list[Hit], cuts: list[int], intent: str) -> bool:
+    """A result to read (SPEC §4.2 revision 2): a reading word (偏高, 化验单, 帮我看), a direction
+    right after one of the intent's keywords (肌酐高), or a digit in a clause that holds one (血钾5.2).
+    Each clause is searched once."""
+    if analysis.hits.get("reading"):
+        return True
+    text = analysis.views.text
+    searched: set[int] = set()
+    for hit in hits:
+        if hit.payload != intent:
+            continue
+        if text.startswith(_SAID_OF_A_VALUE, hit.end):
+            return True
+        clause = bisect_right(cuts, hit.start)
+        if clause in searched:
+            continue
+        searched.add(clause)
+        lo = cuts[clause - 1] + 1 if clause else 0
+        hi = cuts[clause] if clause < len(cuts) else len(text)
+        if _DIGIT.search(text, lo, hi):
+            return True
+    return False
+
+
+def _outside(hits: list[Hit], forms: list[Hit]) -> list[Hit]:
+    """The keyword hits outside every form heading (远程诊断 names no diagnosis). Both lists are in
+    text order with increasing starts and ends: one merge."""
+    kept, index = [], 0
+    for hit in hits:
+        while index < len(forms) and forms[index].end <= hit.start:
+            index += 1
+        if index < len(forms) and forms[index].start <= hit.start and hit.end <= forms[index].end:
+            continue
+        kept.append(hit)
+    return kept
 
 
 def _clauses(analysis: Analysis) -> tuple[list[int], list[bool]]:
@@ -196,7 +261,10 @@ def _clauses(analysis: Analysis) -> tuple[list[int], list[bool]]:
     while mark != -1:  # a clause that ends in ? (the mark is the clause's own end)
         questions[bisect_left(cuts, mark)] = True
         mark = text.find("?", mark + 1)
+    forms = analysis.hits.get("form")
     for word in analysis.hits.get("question") or ():
+        if forms and _outside([word], forms) == []:
+            continue  # 想得到怎样的帮助: the form asks, not the writer
         questions[bisect_right(cuts, word.start)] = True
     return cuts, questions
 

@@ -115,6 +115,11 @@ class AskingEntry(_Strict):
     consume_verbs: Terms
     food_intent: NonEmpty
     medicine_intent: NonEmpty
+    advice_intent: NonEmpty
+    diet_advice: Terms
+    reading_intent: NonEmpty
+    reading_words: Terms
+    form_headings: Terms
 
 
 class MedicinesEntry(_Strict):
@@ -190,6 +195,9 @@ class Asking:
     consume_verbs: frozenset[str]
     food_intent: str
     medicine_intent: str
+    advice_intent: str  # diet advice with no food; a reading intent with nothing to read
+    diet_advice: frozenset[str]  # keywords of food_intent that ask advice: advice_intent without a food
+    reading_intent: str  # needs a result to read (a "reading" hit, or a number in a clause of its keywords)
 
 
 @dataclass(frozen=True, slots=True)
@@ -381,7 +389,7 @@ def _check_asking(problems: list[str], spec: PolicyFile, keyword_owner: dict[str
     """Weak words and consume verbs are intent keywords; the verbs belong to the food intent; a
     word that is not a medicine must hide a medicine word, or it suppresses nothing."""
     asking, medicines = spec.asking, spec.medicines
-    for field in ("food_intent", "medicine_intent"):
+    for field in ("food_intent", "medicine_intent", "advice_intent", "reading_intent"):
         name = getattr(asking, field)
         if name not in keyword_owner.values():
             problems.append(f"asking.{field}: {name!r} is not a scored intent")
@@ -394,6 +402,16 @@ def _check_asking(problems: list[str], spec: PolicyFile, keyword_owner: dict[str
     _duplicates(problems, "asking.question_words", asking.question_words)
     _duplicates(problems, "asking.weak_keywords", asking.weak_keywords)
     _duplicates(problems, "asking.consume_verbs", asking.consume_verbs)
+    _duplicates(problems, "asking.reading_words", asking.reading_words)
+    _duplicates(problems, "asking.diet_advice", asking.diet_advice)
+    for word in asking.diet_advice:
+        if keyword_owner.get(fold(word)) != asking.food_intent:
+            problems.append(f"asking.diet_advice: {word!r} is not a keyword of {asking.food_intent}")
+    _duplicates(problems, "asking.form_headings", asking.form_headings)
+    hidden = list(keyword_owner) + [fold(w) for w in asking.question_words]
+    for word in asking.form_headings:
+        if not any(k in fold(word) for k in hidden):
+            problems.append(f"asking.form_headings: {word!r} holds no intent keyword or question word, so it hides nothing")
     _overlaps(problems, "medicines", {"names": medicines.names, "suffixes": medicines.suffixes, "not_medicines": medicines.not_medicines})
     medicine_words = [fold(w) for w in medicines.names + medicines.suffixes]
     for word in medicines.not_medicines:
@@ -469,6 +487,8 @@ def _compile(spec: PolicyFile, digest: str) -> Policy:
     asking_groups: _Groups = {
         "question": [(fold(w), None) for w in spec.asking.question_words],
         "consume": [(fold(w), None) for w in spec.asking.consume_verbs],
+        "reading": [(fold(w), None) for w in spec.asking.reading_words],
+        "form": [(fold(w), None) for w in spec.asking.form_headings],
         "medicine": [(fold(w), "name") for w in medicines.names]
         + [(fold(w), "suffix") for w in medicines.suffixes]
         + [(fold(w), "not") for w in medicines.not_medicines],
@@ -515,6 +535,9 @@ def _compile(spec: PolicyFile, digest: str) -> Policy:
             consume_verbs=frozenset(fold(w) for w in spec.asking.consume_verbs),
             food_intent=spec.asking.food_intent,
             medicine_intent=spec.asking.medicine_intent,
+            advice_intent=spec.asking.advice_intent,
+            diet_advice=frozenset(fold(w) for w in spec.asking.diet_advice),
+            reading_intent=spec.asking.reading_intent,
         ),
         write_required_slots=tuple(spec.route.write_required_slots),
         session_only_callers=frozenset(spec.route.session_only_callers),

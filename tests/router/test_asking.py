@@ -54,7 +54,7 @@ WEAK_WORDS = [
     ("怎么办 loses to a lab keyword", "孩子肌酐高怎么办", "lab_result"),
     ("是什么 loses to a followup keyword", "复诊是什么流程", "followup"),
     ("怎么办 alone still decides", "孩子老是哭闹怎么办", "knowledge"),
-    ("a topic noun loses to a lab keyword", "肾病综合征的尿蛋白", "lab_result"),
+    ("a topic noun loses to a lab keyword with a value", "肾病综合征的尿蛋白偏高", "lab_result"),
     ("a topic noun alone still decides", "肾病综合征", "knowledge"),
 ]
 
@@ -64,8 +64,43 @@ KNOWLEDGE_QUESTIONS = [
     ("cause of a lab value", "肌酐高是什么原因", "knowledge"),
     ("treatment", "紫癜性肾炎怎么治疗", "knowledge"),
     ("department", "尿蛋白高应该挂哪个科", "knowledge"),
-    ("diet advice after a diagnosis -> nutrition calc", "被诊断为先天性肾病综合征，饮食疗法需要有留意什么？", "nutrition_calc"),
+    ("diet advice after a diagnosis, no food -> knowledge (§4.2 rev 2)", "被诊断为先天性肾病综合征，饮食疗法需要有留意什么？", "knowledge"),
     ("a lab value's normality stays a lab question", "血钾5.2正常吗", "lab_result"),
+]
+
+
+# SPEC §4.2 "Revision 2 — parents' questions": each form both ways.
+PARENTS = [
+    # diet advice: knowledge without a named food, nutrition_calc with one
+    ("diet advice, no food -> knowledge", "孩子肺炎期间吃点什么好", "knowledge"),
+    ("忌口, no food -> knowledge", "饮食上要忌口吗", "knowledge"),
+    ("不能吃什么, no food -> knowledge", "肾病综合征不能吃什么", "knowledge"),
+    ("diet advice naming a food -> nutrition calc", "肾炎的孩子吃什么水果好", "nutrition_calc"),
+    ("a consume verb with no object -> knowledge", "宝宝现在能吃吗", "knowledge"),
+    ("a consume verb before a food the dictionary lacks -> nutrition calc", "肾病能吃石榴吗", "nutrition_calc"),
+    ("a consume verb with the food in the clause before -> nutrition calc", "香蕉含钾多少？能不能吃", "nutrition_calc"),
+    # feeding and fluids: never unknown
+    ("adding complementary food -> knowledge", "宝宝现在还能加辅食吗", "knowledge"),
+    ("water besides formula -> knowledge", "吃奶粉的话还用另外喂水吗", "knowledge"),
+    ("weaning -> knowledge", "什么时候断奶比较好", "knowledge"),
+    ("a named drink with a consume verb -> nutrition calc", "宝宝能喝奶粉吗", "nutrition_calc"),
+    ("how much milk a day -> nutrition calc", "宝宝一天喝多少奶", "nutrition_calc"),
+    ("a drink amount for a fluid-restricted child -> nutrition calc", "孩子限水，一天能喝多少水", "nutrition_calc"),
+    # tests and procedures: knowledge / followup; lab_result needs something to read
+    ("which test: allergen blood draw -> knowledge", "查过敏原要抽血吗", "knowledge"),
+    ("what a test is for -> knowledge", "尿常规主要查什么", "knowledge"),
+    ("a bare 正常吗 after a story with no value -> knowledge", "孩子肾病三年了，最近尿检正常吗", "knowledge"),
+    ("when to re-test -> followup", "多久复查一次尿常规", "followup"),
+    ("a value to read -> lab", "血钾5.2正常吗", "lab_result"),
+    ("a direction after the analyte -> lab", "孩子肌酐高了", "lab_result"),
+    ("a report to look at -> lab", "化验单帮我看看", "lab_result"),
+    ("results asked for -> lab", "孩子的血常规出来了吗", "lab_result"),
+    # consultation-form boilerplate
+    ("form headings pull nothing", "病情描述：孩子咳嗽三天。需要医生帮助提供远程诊断：想得到怎样的帮助：怎么治疗", "knowledge"),
+    ("远程诊断 alone is no diagnosis", "需要医生帮助提供远程诊断：孩子湿疹", "knowledge"),
+    ("诊断 outside a heading still counts", "诊断书在哪里看", "patient_profile"),
+    # kidney diet in plain words
+    ("a week of low-salt meals -> meal plan", "给孩子排一周的低盐饭菜", "meal_plan"),
 ]
 
 
@@ -74,7 +109,7 @@ def _rows(rows):
 
 
 @pytest.mark.parametrize(
-    ("text", "intent"), _rows(QUESTION_FIRST + MEDICINES + CONSUME_VERBS + WEAK_WORDS + KNOWLEDGE_QUESTIONS)
+    ("text", "intent"), _rows(QUESTION_FIRST + MEDICINES + CONSUME_VERBS + WEAK_WORDS + KNOWLEDGE_QUESTIONS + PARENTS)
 )
 def test_what_is_asked_decides(router, text, intent):
     r = router.classify_intent(text)
@@ -125,3 +160,10 @@ def test_words_with_a_suffix_that_are_no_medicine(router, text):
     r = router.classify_intent(text)
     listed = {k for c in [r] for k in c.matched_keywords}
     assert not listed & {"片", "丸"}, r.matched_keywords
+
+
+@pytest.mark.parametrize("text", [pytest.param("好的谢谢", id="thanks"), pytest.param("那明天呢", id="and tomorrow?")])
+def test_a_short_follow_up_with_no_domain_word_stays_unknown(router, text):
+    """SPEC §4.2 revision 2: the dispatcher holds the conversation."""
+    r = router.classify_intent(text)
+    assert (r.intent, r.candidates, r.fallback) == ("unknown", [], "llm")

@@ -11,7 +11,7 @@ from app.router.models import GateResult, SlotsResult
 SLOTS = {
     "patient_id": None, "food": ["香蕉"], "analyte": [], "date": [],
     "number": [{"value": 2, "unit": "根", "raw": "2根"}], "age_years": 8.0, "weight_kg": None,
-    "height_cm": None, "temperature_c": None, "time_window_days": None, "meal": None, "measure": [], "ambiguous": [],
+    "height_cm": None, "temperature_c": None, "time_window_days": None, "meal": None, "measure": [], "ambiguous": [], "approximate": [],
     "policy_version": "v",
 }
 

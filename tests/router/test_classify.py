@@ -262,12 +262,12 @@ def expected_scores(text: str) -> dict[str, int]:
 
 # (id, text, winner, loser): the two intents score equally and nothing else scores as high.
 TIES = [
-    ("tie 复查 vs 化验: P1 lab beats P2 followup", "复查化验", "lab_result", "followup"),
+    ("tie 复查 vs 阳性: P1 lab beats P2 followup", "复查阳性", "lab_result", "followup"),
     ("tie 透析 vs 风险: P1 risk beats P5 knowledge", "透析风险", "risk_assessment", "knowledge"),
     ("tie 病历 vs 报告: P2 profile beats P4 report", "病历报告", "patient_profile", "report"),
     ("tie 勋章 vs 通知: P4 notify beats P5 gamification", "勋章通知", "notify", "gamification"),
     ("tie 随访 vs 分期: P1 staging beats P2 followup", "随访分期", "clinical_staging", "followup"),
-    ("tie same priority P1: lab before risk in table order", "化验风险", "lab_result", "risk_assessment"),
+    ("tie same priority P1: lab before risk in table order", "阳性风险", "lab_result", "risk_assessment"),
     ("tie same priority P2: profile before followup in table order", "随访病历", "patient_profile", "followup"),
     ("tie same priority P3: meal plan before nutrition calc in table order", "定制一份低钾餐单", "meal_plan", "nutrition_calc"),
     ("tie same priority P4: report before notify in table order", "周报短信", "report", "notify"),

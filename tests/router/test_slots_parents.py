@@ -192,3 +192,15 @@ def test_as_parents_write_them(policy, extractor: SlotExtractor, text: str, expe
     for field, want in expected.items():
         assert got[field] == want, (field, got[field])
         assert type(got[field]) is type(want), field
+
+
+@pytest.mark.parametrize("tool", ["extract_slots", "classify_intent", "route_request"])
+def test_approximate_is_in_every_output_schema_that_carries_slots(tool: str) -> None:
+    """SPEC §4.4 revision 2: ``approximate`` is a required field of every result that carries slots."""
+    from app.protocol.registry import output_schema
+    from app.router import TOOLS
+
+    schema = output_schema(TOOLS[tool].result)
+    slots = schema["$defs"]["SlotsResult"] if tool != "extract_slots" else schema["anyOf"][0]
+    assert slots["properties"]["approximate"]["type"] == "array"
+    assert "approximate" in slots["required"]
