@@ -143,7 +143,7 @@ def classify(policy: Policy, analysis: Analysis) -> Classification:
     by_name = policy.intent_by_name
     weak = asking.weak_keywords
     reading = keywords.get(asking.reading_intent)
-    if reading is not None and not _has_reading(analysis, hits, cuts, asking.reading_intent):
+    if reading is not None and not _has_reading(analysis, hits, cuts, asking.reading_intent, asking.reading):
         # Nothing to read (尿常规主要查什么): the test's words ask about the test, as weak words.
         del keywords[asking.reading_intent]
         target = keywords.setdefault(asking.advice_intent, {})
@@ -212,13 +212,13 @@ def _medicine_verbs(
     return redirected
 
 
-def _has_reading(analysis: Analysis, hits: list[Hit], cuts: list[int], intent: str) -> bool:
+def _has_reading(analysis: Analysis, hits: list[Hit], cuts: list[int], intent: str, policy_reading: re.Pattern[str]) -> bool:
     """A result to read (SPEC §4.2 revision 2): a reading word (偏高, 化验单, 帮我看), a direction
     right after one of the intent's keywords (肌酐高), or a digit in a clause that holds one (血钾5.2).
     Each clause is searched once."""
-    if analysis.hits.get("reading"):
-        return True
     text = analysis.views.text
+    if policy_reading.search(text):
+        return True
     searched: set[int] = set()
     for hit in hits:
         if hit.payload != intent:

@@ -13,6 +13,7 @@ them would put one change in three places.
 from __future__ import annotations
 
 import hashlib
+import re
 import tomllib
 from dataclasses import dataclass
 from importlib import resources
@@ -197,7 +198,10 @@ class Asking:
     medicine_intent: str
     advice_intent: str  # diet advice with no food; a reading intent with nothing to read
     diet_advice: frozenset[str]  # keywords of food_intent that ask advice: advice_intent without a food
-    reading_intent: str  # needs a result to read (a "reading" hit, or a number in a clause of its keywords)
+    reading_intent: str  # needs a result to read (``reading``, or a number in a clause of its keywords)
+    # The reading words, searched only in a text where the reading intent scored: kept out of the
+    # shared automaton, where words as common as 多少 and 看看 cost every text a hit each.
+    reading: re.Pattern[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -487,7 +491,6 @@ def _compile(spec: PolicyFile, digest: str) -> Policy:
     asking_groups: _Groups = {
         "question": [(fold(w), None) for w in spec.asking.question_words],
         "consume": [(fold(w), None) for w in spec.asking.consume_verbs],
-        "reading": [(fold(w), None) for w in spec.asking.reading_words],
         "form": [(fold(w), None) for w in spec.asking.form_headings],
         "medicine": [(fold(w), "name") for w in medicines.names]
         + [(fold(w), "suffix") for w in medicines.suffixes]
@@ -538,6 +541,7 @@ def _compile(spec: PolicyFile, digest: str) -> Policy:
             advice_intent=spec.asking.advice_intent,
             diet_advice=frozenset(fold(w) for w in spec.asking.diet_advice),
             reading_intent=spec.asking.reading_intent,
+            reading=re.compile("|".join(re.escape(fold(w)) for w in sorted(spec.asking.reading_words, key=len, reverse=True))),
         ),
         write_required_slots=tuple(spec.route.write_required_slots),
         session_only_callers=frozenset(spec.route.session_only_callers),

@@ -16,12 +16,16 @@ from __future__ import annotations
 
 import re
 
+from ..numerals import CHARS
 from .draft import NUM, Draft, Handler, led, number
 
 # An age said in months, days or weeks (宝宝17个月, 出生10天, 3周大) and its length in years;
-# 个多月 is a lower bound (五个多月 → 5 months, approximate).
-_AGE_SPAN = "个半月|个多月|个月|天|周(?!岁)|个?星期|个?礼拜"
-_YEARS_PER = {"个月": 1 / 12, "个多月": 1 / 12, "天": 1 / 365, "周": 7 / 365, "星期": 7 / 365, "个星期": 7 / 365,
+# 个多月 / 多个月 / 多天 are lower bounds (五个多月 → 5 months, 20多天 → 20 days, approximate).
+_APPROXIMATE_SPANS = frozenset({"个多月", "多个月", "多天"})
+# 大 after an age (3天大) but not the word it opens (一天大便, 一天大概).
+_OLD = "大(?![便概约量小半部多致])"
+_AGE_SPAN = "个半月|个多月|多个月|个月|多天|天|周(?!岁)|个?星期|个?礼拜"
+_YEARS_PER = {"个月": 1 / 12, "个多月": 1 / 12, "多个月": 1 / 12, "天": 1 / 365, "多天": 1 / 365, "周": 7 / 365, "星期": 7 / 365, "个星期": 7 / 365,
               "礼拜": 7 / 365, "个礼拜": 7 / 365}
 # Days and months add up (三个月零八天, 一个月加十天): a month counts 30.4 days, a year 365 (SPEC §4.4).
 _DAYS_PER_MONTH = 30.4
@@ -29,7 +33,8 @@ _DAYS_PER_MONTH = 30.4
 # Atomic: days that are followed by 前 end the match there (宝宝3个月零8天前 is a date, not 3 months).
 _PLUS_DAYS = "(?>(?:[ \\t]*[零又加]?[ \\t]*(?P<{0}_pn>" + NUM + ")(?P<{0}_pd>天))?)"
 # Where a bare N个月 / N天 with a weight or a height right after it is an age: the text's start or a clause's.
-_CLAUSE_OPENERS = ",。!?;、\n \t"
+_CLAUSE_OPENERS = ",。!?;、\n \t("
+_CLAUSE_ENDS = ",。!?;、\n)"
 _BODY_UNITS = "斤|公斤|千克|kg|厘米|cm|公分"
 # After N岁: a past age (12岁前, 5岁的时候), a range (12岁到20岁) or an approximation (3岁左右): no age.
 _NOT_AN_AGE_AFTER = ("前", "之前", "以前", "时", "的时候", "那年", "到", "至", "左右")
@@ -56,13 +61,17 @@ def tails(units: str, kids: str) -> dict[str, str]:
             "(?!以内|之内|内|以来|前|后)"
         ),
         # 3个月大, 十七个月男宝, 47天的宝宝: an age in months, days or weeks, said of a child.
-        "kage": f"(?P<kage_u>{_AGE_SPAN})(?=大|的?(?:{kids}))",
+        "kage": f"(?P<kage_u>{_AGE_SPAN})(?={_OLD}|的?(?:{kids}))",
         "amon": "(?P<amon_u>个?月(?=龄))",
-        # 20个月22斤: a bare N个月 / N天 with a weight or a height right after it.
-        "lage": f"(?P<lage_u>个半月|个多月|个月|天)(?=[ \\t,]*(?:{NUM})[ \\t]*(?:{_BODY_UNITS}))",
+        # 20个月22斤: a bare N个月 / N天 with a weight or a height right after it; 六个月了 as a
+        # whole clause (a parent's answer).
+        "lage": (
+            f"(?P<lage_u>个半月|个多月|个月|天)(?=[ \\t,]*(?:{NUM})[ \\t]*(?:{_BODY_UNITS})"
+            f"|(?P<lage_end>了?[ \\t]*(?:[{_CLAUSE_ENDS}]|$)))"
+        ),
         "age": (
             f"(?P<age_u>周岁|岁)(?P<age_h>半(?!{units}))?"
-            f"(?:[ \\t]*[零又]?(?P<agem_n>{NUM})(?P<agem_u>个半月|个多月|个月))?"
+            f"(?:[ \\t]*[零又]?(?P<agem_n>{NUM})(?P<agem_u>个半月|个多月|个月|月(?![ \\t]*[0-9{CHARS}]+[日号])))?"
         ),
     }
 
@@ -78,7 +87,7 @@ def led_branches(kid_words: tuple[str, ...]) -> dict[str, tuple[str, str]]:
             + "(?:,[ \\t]*)?(?:现在|目前|今年|已经|刚刚|刚满|刚|才|已|满|有|是)*[ \\t]*"
             + number("kid")
             + "[ \\t]*(?:(?P<kid_u>个半月|个多月|个月)" + _PLUS_DAYS.format("kid")
-            + "|(?P<kid_d>天|周(?!岁)|个?星期)(?=了?(?:大|的|[,。!?;、\\n ]|$)))"
+            + f"|(?P<kid_d>天|周(?!岁)|个?星期)(?=了?(?:{_OLD}|的|[,。!?;、\\n ]|$)))"
             + "(?!以内|之内|内|以来|前|后|多)",
         ),
         "born": (
@@ -119,11 +128,11 @@ def on_age_span(m: re.Match[str], d: Draft) -> None:
     plus = kind + "_pn"
     if kind != "kage" and m.start(plus) >= 0:
         days = d.quantity(m, *m.span(plus), kind + "_pd")
-        if days is None or span not in ("个月", "个多月"):
+        if days is None or span not in ("个月", "个多月", "多个月"):
             return  # 出生10天3天 adds nothing up
-        _set_days(m, d, quantity["value"] * _DAYS_PER_MONTH + days["value"], approximate=span == "个多月")
+        _set_days(m, d, quantity["value"] * _DAYS_PER_MONTH + days["value"], approximate=span in _APPROXIMATE_SPANS)
         return
-    d.set_age(m.start(), m.end(), quantity["value"] * _YEARS_PER[span], approximate=span == "个多月")
+    d.set_age(m.start(), m.end(), quantity["value"] * _YEARS_PER[span], approximate=span in _APPROXIMATE_SPANS)
 
 
 def on_month_sum(m: re.Match[str], d: Draft) -> None:
@@ -138,7 +147,8 @@ def on_month_sum(m: re.Match[str], d: Draft) -> None:
 
 def on_leading_age(m: re.Match[str], d: Draft) -> None:
     """20个月22斤, 五个月，16斤: a bare N个月 / N天 opening the text or a clause, a weight or a
-    height right after it. Elsewhere it is a number like any other."""
+    height right after it; or a bare N个月 that is its whole clause (没有发烧，6个月). Elsewhere it
+    is a number like any other."""
     start = m.start()
     quantity = d.quantity(m, start, m.start("e"), "lage_u")
     if quantity is None:
@@ -146,7 +156,7 @@ def on_leading_age(m: re.Match[str], d: Draft) -> None:
     span = m.group("lage_u")
     if span == "个半月":
         quantity["value"], quantity["unit"], span = quantity["value"] + 0.5, "个月", "个月"
-    if start == 0 or d.text[start - 1] in _CLAUSE_OPENERS:
+    if (start == 0 or d.text[start - 1] in _CLAUSE_OPENERS) and not (m.group("lage_end") is not None and span == "天"):
         d.set_age(start, m.end(), quantity["value"] * _YEARS_PER[span], approximate=span == "个多月")
 
 

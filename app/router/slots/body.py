@@ -114,8 +114,10 @@ def unitless_readings(d: Draft) -> None:
 
 
 def temperature(d: Draft, cues: Callable[[str], Hits]) -> float | None:
-    """The highest of the child's current readings: one under a past cue (上次, 那时候) or a
-    hypothetical one (要是, 担心) of its sentence — the §4.7 cue words — is not a reading now."""
+    """The highest of the child's current readings: one under a hypothetical cue of its sentence
+    (要是, 如果) or of its clause (担心), or under a past cue of its clause (上次发烧最高40度) — the §4.7
+    cue words — is not a reading now. A past cue reaches one clause only: parents chain a whole
+    illness with commas (前两天流鼻涕，今天发热到39.5度), and the reading after it is today's."""
     if not d.readings:
         return None
     text = d.text
@@ -125,7 +127,8 @@ def temperature(d: Draft, cues: Callable[[str], Hits]) -> float | None:
         index = bisect_left(found, start, key=START)
         cue = found[index - 1] if index else None
         if cue is not None and cue.payload.kind in _NOT_NOW and d.same_sentence(cue.end, start) and (
-            cue.payload.scope != "clause" or _CLAUSE_MARK.search(text, cue.end, start) is None
+            cue.payload.kind == "hypothetical" and cue.payload.scope != "clause"
+            or _CLAUSE_MARK.search(text, cue.end, start) is None
         ):
             continue
         if _PAST_WHEN.search(text, max(0, start - _WHEN_REACH), start) and d.same_sentence(max(0, start - _WHEN_REACH), start):
