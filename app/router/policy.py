@@ -105,6 +105,7 @@ class RouteEntry(_Strict):
 class SlotsEntry(_Strict):
     foods: Terms
     temperature_words: Terms
+    age_child_words: Terms
     measure_units: Terms
     analytes: Annotated[dict[NonEmpty, Terms], Field(min_length=1)]
     meals: dict[Literal["breakfast", "lunch", "dinner", "snack"], Terms]
@@ -181,6 +182,7 @@ class SlotsPolicy:
     foods: tuple[str, ...]
     measure_units: tuple[str, ...]
     patient_words: tuple[str, ...]  # also the child words that make N个月 an age (宝宝17个月)
+    age_child_words: tuple[str, ...]  # child words only next to an age (9个月幼儿, 男婴9个月)
     self_words: tuple[str, ...]  # the writer (我, 本人): a value said of the writer (SPEC §4.4)
     self_not_inside: tuple[str, ...]  # 我们, 我觉得: words that hide a self word
     analytes: dict[str, str]  # synonym → canonical field name
@@ -380,6 +382,7 @@ def _cross_check(spec: PolicyFile) -> list[str]:
 
     _duplicates(problems, "slots.foods", spec.slots.foods)
     _duplicates(problems, "slots.temperature_words", spec.slots.temperature_words)
+    _duplicates(problems, "slots.age_child_words", spec.slots.age_child_words)
     _overlaps(problems, "context", {"patient_words": spec.context.patient_words, "other_person_words": spec.context.other_person_words})
     _overlaps(problems, "slots.analytes", spec.slots.analytes)
     for meal in MEALS:
@@ -474,6 +477,7 @@ def _compile(spec: PolicyFile, digest: str) -> Policy:
         foods=tuple(dict.fromkeys(fold(f) for f in spec.slots.foods)),
         measure_units=tuple(dict.fromkeys(fold(u) for u in spec.slots.measure_units)),
         patient_words=tuple(dict.fromkeys(fold(w) for w in spec.context.patient_words)),
+        age_child_words=tuple(dict.fromkeys(fold(w) for w in spec.slots.age_child_words)),
         self_words=tuple(dict.fromkeys(fold(w) for w in spec.context.self_words)),
         self_not_inside=tuple(dict.fromkeys(fold(w) for w in spec.context.self_not_inside)),
         analytes={fold(w): name for name, words in spec.slots.analytes.items() for w in words},

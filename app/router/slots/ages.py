@@ -37,18 +37,18 @@ _CLAUSE_OPENERS = ",。!?;、\n \t("
 _CLAUSE_ENDS = ",。!?;、\n)"
 _BODY_UNITS = "斤|公斤|千克|kg|厘米|cm|公分"
 # After N岁: a past age (12岁前, 5岁的时候), a range (12岁到20岁) or an approximation (3岁左右): no age.
-_NOT_AN_AGE_AFTER = ("前", "之前", "以前", "时", "的时候", "那年", "到", "至", "左右")
-# Before N岁: the end of a past span (直到20岁, 一直到他20岁): no age now.
-_NOT_AN_AGE_BEFORE = ("直到", "直到他", "直到她", "直到我")
+_NOT_AN_AGE_AFTER = ("前", "之前", "以前", "时", "的时候", "那年", "到", "至", "左右", "以内", "之内", "以下", "以上", "内")
+# Before N岁: the end of a past span (直到20岁, 一直到他20岁) or an age not reached yet (快五岁了): no age now.
+_NOT_AN_AGE_BEFORE = ("直到", "直到他", "直到她", "直到我", "快", "快要", "马上", "将近", "就要", "差不多")
 _NOT_KID_OPENERS = ("我", "患", "病")
 _NOT_FULL_MONTH = ("未", "没", "不到", "没有", "还没")
 
 
-def kid_words(patient_words: tuple[str, ...]) -> tuple[str, ...]:
+def kid_words(patient_words: tuple[str, ...], age_words: tuple[str, ...]) -> tuple[str, ...]:
     """The child words among the patient words: 我儿子 is read through 儿子, and 患者 / 病人 are
     adults as often; a common first character (我) would send the scan to a branch at nearly every
-    sentence."""
-    return tuple(w for w in patient_words if not w.startswith(_NOT_KID_OPENERS))
+    sentence. ``age_words`` (policy ``[slots]``) name a child only next to an age (9个月幼儿)."""
+    return tuple(dict.fromkeys(w for w in patient_words + age_words if not w.startswith(_NOT_KID_OPENERS)))
 
 
 def tails(units: str, kids: str) -> dict[str, str]:
@@ -61,7 +61,13 @@ def tails(units: str, kids: str) -> dict[str, str]:
             "(?!以内|之内|内|以来|前|后)"
         ),
         # 3个月大, 十七个月男宝, 47天的宝宝: an age in months, days or weeks, said of a child.
-        "kage": f"(?P<kage_u>{_AGE_SPAN})(?={_OLD}|的?(?:{kids}))",
+        "kage": f"(?P<kage_u>{_AGE_SPAN})(?=了?(?:{_OLD}|的?(?:{kids})))",
+        # 一周两个月, 2周10个月, 一周二: parents count years in 周 (周岁) before the months; a bare
+        # 周 or 周半 stays weeks (两周, 五周半), and 一周三次 a frequency.
+        "yweek": (
+            f"周[ \\t]*[零又]?(?P<yweek_n>[0-9]{{1,2}}|十[一]?|[一二三四五六七八九十]|两(?=个?月))"
+            f"(?P<yweek_u>个月|月)?(?![0-9.{CHARS}次回遍天号日点个周年岁分小度斤公克])"
+        ),
         "amon": "(?P<amon_u>个?月(?=龄))",
         # 20个月22斤: a bare N个月 / N天 with a weight or a height right after it; 六个月了 as a
         # whole clause (a parent's answer).
@@ -71,15 +77,17 @@ def tails(units: str, kids: str) -> dict[str, str]:
         ),
         "age": (
             f"(?P<age_u>周岁|岁)(?P<age_h>半(?!{units}))?"
-            f"(?:[ \\t]*[零又]?(?P<agem_n>{NUM})(?P<agem_u>个半月|个多月|个月|月(?![ \\t]*[0-9{CHARS}]+[日号])))?"
+            f"(?:[ \\t]*[零又加]?(?P<agem_n>{NUM}|半)(?P<agem_u>个半月|个多月|个月|月(?![ \\t]*[0-9{CHARS}]+[日号])|天))?"
         ),
     }
 
 
 def led_branches(kid_words: tuple[str, ...]) -> dict[str, tuple[str, str]]:
-    """Context-led branches (first characters, body): 月龄18个月, 宝宝17个月, 男宝，28个月, 出生10天, 满月."""
+    """Context-led branches (first characters, body): 月龄18个月, 年龄：13, 宝宝17个月, 男宝，28个月,
+    出生10天, 满月."""
     return {
         "mage": ("月", f"(?<=月)龄[ \\t]*[:为是]?[ \\t]*(?P<mage_n>{NUM})[ \\t]*(?P<mage_u>个月|月)?"),
+        "yage": ("年", f"(?<=年)龄[ \\t]*[:为是]?[ \\t]*(?P<yage_n>{NUM})[ \\t]*(?P<yage_u>周岁|岁)?(?![0-9.个月天周])"),
         # 宝宝17个月, 女宝宝九个半月, 宝宝47天: days and weeks only at a clause end (宝宝3天没大便 is no age).
         "kid": (
             "".join(dict.fromkeys(w[0] for w in kid_words)),
@@ -108,6 +116,22 @@ def on_months_of_age(m: re.Match[str], d: Draft) -> None:
         quantity = d.quantity(m, *m.span(kind + "_n"), kind + "_u")
     if quantity is not None:
         d.set_age(m.start(), m.end(), quantity["value"] / 12)
+
+
+def on_years_of_age(m: re.Match[str], d: Draft) -> None:
+    """年龄：13, 年龄13岁: a form's age field."""
+    quantity = d.quantity(m, *m.span("yage_n"), "yage_u")
+    if quantity is not None:
+        d.set_age(m.start(), m.end(), float(quantity["value"]))
+
+
+def on_years_in_weeks(m: re.Match[str], d: Draft) -> None:
+    """一周两个月 = 1 year 2 months, 2周10个月, 一周二 (the months' unit left out)."""
+    years = d.quantity(m, m.start(), m.start("e"), None)
+    months = d.quantity(m, *m.span("yweek_n"), "yweek_u")
+    if years is None or months is None or isinstance(years["value"], float) or months["value"] > 11:
+        return
+    d.set_age(m.start(), m.end(), years["value"] + months["value"] / 12)
 
 
 def on_age_span(m: re.Match[str], d: Draft) -> None:
@@ -186,6 +210,9 @@ def on_age(m: re.Match[str], d: Draft) -> None:
     ):
         return  # 12岁前 a past age, 12岁到20岁 a range, 直到20岁 a past span
     month_unit = m.group("agem_u")
+    if month_unit == "天" and months is not None:  # 1岁零2天: days after the years
+        d.set_age(start, end, float(years["value"] + months["value"] / 365))
+        return
     approximate = month_unit == "个多月"
     if months is None and d.text.startswith("多", end):
         if d.text.startswith(_NOT_AN_AGE_AFTER, end + 1):
@@ -199,6 +226,8 @@ def on_age(m: re.Match[str], d: Draft) -> None:
 
 HANDLERS: dict[str, Handler] = {
     "mage": on_months_of_age,
+    "yage": on_years_of_age,
+    "yweek": on_years_in_weeks,
     "amon": on_months_of_age,
     "msum": on_month_sum,
     "kage": on_age_span,

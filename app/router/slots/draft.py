@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from datetime import date
+from math import floor
 from operator import itemgetter
 from typing import Callable
 
@@ -145,14 +146,14 @@ class Draft:
         """The patient's age, in years; ``approximate`` when the text gives a lower bound (两岁多)."""
         if self.subjects is None:  # everything is the patient's: the first age stays
             if self.age is None:
-                self.age, self.age_end, self.age_approximate = round(years, 2), end, approximate
+                self.age, self.age_end, self.age_approximate = _two_decimals(years), end, approximate
             return
         if self.age is not None and not self.age_provisional:
             return
         owner = self.owner(start, end)
         if owner == OTHER or (self.age is not None and owner == WRITER):
             return
-        self.age, self.age_end, self.age_provisional = round(years, 2), end, owner == WRITER
+        self.age, self.age_end, self.age_provisional = _two_decimals(years), end, owner == WRITER
         self.age_approximate = approximate
 
     def same_sentence(self, start: int, end: int) -> bool:
@@ -165,3 +166,8 @@ class Draft:
 
 
 Handler = Callable[[re.Match[str], Draft], None]
+
+
+def _two_decimals(years: float) -> float:
+    """Half up, as a parent would round: 一个半月 is 0.125 years, 0.13 (``round`` gives 0.12)."""
+    return floor(years * 100 + 0.5 + 1e-9) / 100

@@ -67,8 +67,8 @@ _BASE_UNITS = (
 _TERM, _PAYLOAD = attrgetter("term"), attrgetter("payload")
 # Where each family's branches sit among the others: at one position, the first branch that fits
 # wins (a date before a plain number, an age in months before a portion of 个).
-_TAIL_ORDER = ("md", "ago", "wsuf", "msum", "kage", "amon", "lage", "age", "wt2", "mid", "metre", "temp", "q")
-_LED_ORDER = ("pid", "num", "win", "mage", "kid", "born", "full", "wt", "ht", "rel")
+_TAIL_ORDER = ("md", "ago", "wsuf", "msum", "yweek", "kage", "amon", "lage", "age", "wt2", "mid", "metre", "temp", "q")
+_LED_ORDER = ("pid", "num", "win", "mage", "yage", "kid", "born", "full", "wt", "ht", "rel")
 
 
 def _unit_pattern(units: set[str]) -> str:
@@ -198,11 +198,12 @@ class SlotExtractor:
         slots = policy.slots
         self._measure_units = frozenset(slots.measure_units)
         self._digit_analytes = frozenset(term for term in slots.analytes if any(ch.isdigit() for ch in term))
-        pattern = _pattern(set(_BASE_UNITS) | set(slots.measure_units), ages.kid_words(slots.patient_words))
+        pattern = _pattern(set(_BASE_UNITS) | set(slots.measure_units), ages.kid_words(slots.patient_words, slots.age_child_words))
         self._scan = pattern.finditer
         # The §4.7 cue words, read only when a body temperature is: a past or hypothetical reading
         # is not the child's temperature now.
         self._cues = policy.red_flags.context.lexicon.scan
+        self._cue_patterns = policy.red_flags.context.patterns
         # The writer's words (我, 本人) as subjects of a value; the words that hide one (我们, 我觉得)
         # come first and match without a group. 自己 is left out: a reflexive after a subject
         # (孩子自己) names no new one.
@@ -298,7 +299,7 @@ class SlotExtractor:
         temperature = None
         if draft.temperature_words:
             body.unitless_readings(draft)
-            temperature = body.temperature(draft, self._cues)
+            temperature = body.temperature(draft, self._cues, self._cue_patterns)
         meals = list(dict.fromkeys(map(_PAYLOAD, hits.group("meal"))))
         ambiguous = []
         if len(draft.ids) > 1:
