@@ -145,6 +145,15 @@ TEMPERATURES_2 = [
     ("no unit, out of range", "体温计放了30", {"temperature_c": None}),
     ("度 without a fever word in its sentence", "今天38度，很热", {"temperature_c": None}),
     ("another person's unitless reading", "我妈烧到39.5", {"temperature_c": None}),
+    # as the pediatric dev split writes them (issue 21)
+    ("no unit after 烧", "昨晚突然烧39", {"temperature_c": 39.0}),
+    ("no unit after 量了一次", "量了一次37.3", {"temperature_c": 37.3}),
+    ("a comma between the fever word and the number", "现在发烧了，38.5", {"temperature_c": 38.5}),
+    ("a range's upper end", "一直在发烧 37.6到38.6之间", {"temperature_c": 38.6}),
+    ("a past pattern of §4.7 (两周前) in the clause", "两周前发烧39.4度", {"temperature_c": None}),
+    ("a past cue reaches its clause only", "前两天流鼻涕，今天发热到39.5度", {"temperature_c": 39.5}),
+    ("a number before another unit is no reading", "发烧3天了", {"temperature_c": None}),
+    ("烧 before hours is no reading", "烧了38小时", {"temperature_c": None}),
 ]
 
 AGES_2 = [
@@ -163,6 +172,19 @@ AGES_2 = [
     ("N个多月 of a child is a lower bound", "宝宝五个多月", {"age_years": 0.42, "approximate": ["age_years"]}),
     ("an exact age is not approximate", "孩子2岁3个月", {"age_years": 2.25, "approximate": []}),
     ("a weight opening a clause after the age's", "宝宝17个月，不爱吃饭，22斤", {"weight_kg": 11.0}),
+    ("a bare N个月 as a whole answer", "六个月", {"age_years": 0.5}),
+    ("a bare N个月 as a clause after another", "没有发烧，6个月", {"age_years": 0.5}),
+    ("a bare N个月 in brackets", "要吃药吗（女，6个月）", {"age_years": 0.5}),
+    ("N多天 of a child is a lower bound", "20多天大的宝宝", {"age_years": 0.05, "approximate": ["age_years"]}),
+    ("N岁N月 without 个", "两岁十月宝宝", {"age_years": 2.83}),
+    ("years in 周 before months", "一周两个月的宝宝", {"age_years": 1.17}),
+    ("years in 周 before a bare month count", "男宝宝一周二。", {"age_years": 1.17}),
+    ("N岁零N天", "男宝宝1岁零2天", {"age_years": 1.01}),
+    ("N岁加半个月", "宝宝1岁加半个月了", {"age_years": 1.04}),
+    ("a form's age field", "患者年龄:13", {"age_years": 13.0}),
+    ("a child word only next to an age", "9个月幼儿摔了", {"age_years": 0.75}),
+    ("half a month rounds half up", "宝宝才一个半月", {"age_years": 0.13}),
+    ("N个半月了 before a child word", "十一个半月了宝宝", {"age_years": 0.96}),
     # refusals
     ("a range of years fills nothing", "一两岁的孩子", {"age_years": None, "approximate": []}),
     ("a range of months fills nothing", "宝宝三四个月", {"age_years": None, "approximate": []}),
@@ -175,6 +197,14 @@ AGES_2 = [
     ("a child word, a comma, N天 before an event is a duration", "宝宝，3天没大便", {"age_years": None}),
     ("a weight in the next sentence after the age is no weight", "宝宝17个月。22斤", {"weight_kg": None}),
     ("another person's approximate age fills nothing", "我爸六十多岁", {"age_years": None, "approximate": []}),
+    ("a bare N天 as a whole clause is a duration", "3天，", {"age_years": None}),
+    ("a bare N个月 after a verb is no age", "吃了三个月。", {"age_years": None}),
+    ("一天大便 is no age", "孩子一天大便太多了", {"age_years": None}),
+    ("a bare 周 count stays weeks", "五周半", {"age_years": None, "time_window_days": 39}),
+    ("a frequency is no age", "一周三次", {"age_years": None}),
+    ("an age not reached yet", "快五岁了", {"age_years": None}),
+    ("an age bound", "一岁以内的孩子", {"age_years": None}),
+    ("上周三 stays a date", "上周三去医院", {"age_years": None, "date": ["2026-03-04"]}),
 ]
 
 ROWS = AGES + WEIGHTS + TEMPERATURES + OTHER_PEOPLE + SALTS_AND_DECIMALS + TEMPERATURES_2 + AGES_2
