@@ -89,7 +89,7 @@ _FIRST = _START = itemgetter(0)  # of a (start, …) tuple or a Hit
 _NOT_BEFORE_SUFFIX = frozenset("零〇一二两三四五六七八九十百千万半几多每整")
 _DIGIT = re.compile("[0-9]")
 # After a consume verb: no object (宝宝现在能吃吗, 可以吃了吧, 能吃什么).
-_NO_OBJECT = re.compile("(?:[吗呢吧啊么嘛了?!,。;\n]|什么|啥|$)")
+_NO_OBJECT = re.compile("(?:[吗呢吧啊么嘛了是量?!,。;\n]|什么|啥|$)")
 # Right after a test's word, these say its value went somewhere (肌酐高, 血钾低了, 尿蛋白升到).
 _SAID_OF_A_VALUE = tuple("高低升降增减")
 
