@@ -110,9 +110,14 @@ def classify(policy: Policy, analysis: Analysis) -> Classification:
     asking = policy.asking
     verbs = analysis.hits.get("consume")  # the lexicon's own group of the consume verbs
     first: str = hits[0].payload if hits else ""
-    foods = analysis.hits.get("food")
-    advising = not foods and any(h.term in asking.diet_advice for h in hits)
-    if not (medicines or verbs or advising) and first != asking.reading_intent and all(h.payload == first for h in hits):
+    # Diet advice redirects only in a text that names no food (SPEC §4.2 revision 2).
+    advising = not analysis.hits.get("food")
+    if (
+        not (medicines or verbs)
+        and first != asking.reading_intent
+        and not (advising and first == asking.food_intent)
+        and all(h.payload == first for h in hits)
+    ):
         # One intent and nothing to redirect: no clause to look at, no ranking.
         terms = tuple(dict.fromkeys(h.term for h in hits))
         only = Scored(policy.intent_by_name[first], sum(map(len, terms)), terms)
@@ -128,7 +133,9 @@ def classify(policy: Policy, analysis: Analysis) -> Classification:
         asked = questions[bisect_right(cuts, start)]
         if redirected and start in redirected:
             name = redirected[start]
-        elif (advice and start in advice and term in consume_verbs) or (advising and term in asking.diet_advice):
+        elif (advising and name == asking.food_intent and term in asking.diet_advice) or (
+            advice and start in advice and term in consume_verbs
+        ):
             name = asking.advice_intent
         words = keywords.get(name)
         if words is None:
