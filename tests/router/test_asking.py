@@ -95,6 +95,7 @@ PARENTS = [
     ("a direction after the analyte -> lab", "孩子肌酐高了", "lab_result"),
     ("a report to look at -> lab", "化验单帮我看看", "lab_result"),
     ("results asked for -> lab", "孩子的血常规出来了吗", "lab_result"),
+    ("a look-up of the latest result -> lab", "查看最近一次血钾化验", "lab_result"),
     # consultation-form boilerplate
     ("form headings pull nothing", "病情描述：孩子咳嗽三天。需要医生帮助提供远程诊断：想得到怎样的帮助：怎么治疗", "knowledge"),
     ("远程诊断 alone is no diagnosis", "需要医生帮助提供远程诊断：孩子湿疹", "knowledge"),
