@@ -88,8 +88,6 @@ _FIRST = _START = itemgetter(0)  # of a (start, …) tuple or a Hit
 # A character before a medicine suffix that makes it a portion or no word at all (两片, 几粒).
 _NOT_BEFORE_SUFFIX = frozenset("零〇一二两三四五六七八九十百千万半几多每整")
 _DIGIT = re.compile("[0-9]")
-# After a consume verb: no object (宝宝现在能吃吗, 可以吃了吧, 能吃什么).
-_NO_OBJECT = re.compile("(?:[吗呢吧啊么嘛了是量?!,。;\n]|什么|啥|$)")
 # Right after a test's word, these say its value went somewhere (肌酐高, 血钾低了, 尿蛋白升到).
 _SAID_OF_A_VALUE = tuple("高低升降增减")
 
@@ -126,16 +124,12 @@ def classify(policy: Policy, analysis: Analysis) -> Classification:
     # intent → {keyword: said in a question clause}, keywords in text order
     keywords: dict[str, dict[str, bool]] = {}
     decided: set[str] = set()  # intents a question clause's consume verb asks about (能喝豆浆吗)
-    advice: set[int] = set()  # consume verbs with no food or medicine in their clause (宝宝能吃吗)
-    redirected = _medicine_verbs(analysis, verbs, medicines, cuts, questions, decided, asking, advice) if verbs else {}
-    consume_verbs = asking.consume_verbs
+    redirected = _medicine_verbs(analysis, verbs, medicines, cuts, questions, decided, asking) if verbs else {}
     for start, _, term, name in hits:
         asked = questions[bisect_right(cuts, start)]
         if redirected and start in redirected:
             name = redirected[start]
-        elif (advising and name == asking.food_intent and term in asking.diet_advice) or (
-            advice and start in advice and term in consume_verbs
-        ):
+        elif advising and name == asking.food_intent and term in asking.diet_advice:
             name = asking.advice_intent
         words = keywords.get(name)
         if words is None:
@@ -181,15 +175,14 @@ def classify(policy: Policy, analysis: Analysis) -> Classification:
 
 def _medicine_verbs(
     analysis: Analysis, verbs: list[Hit], medicines: list[Hit], cuts: list[int], questions: list[bool],
-    decided: set[str], asking: Asking, advice: set[int],
+    decided: set[str], asking: Asking,
 ) -> dict[int, str]:
     """What each consume verb asks about: the nearest food or medicine after it in its clause
     (能吃药吗, 能喝豆浆吗), else the nearest before it (香蕉能不能吃). A verb whose object is a
     medicine asks the medicine intent (returned: verb start → that intent); a verb with an object
     in a question clause decides its intent. A clause's foods and medicines are gathered once, by two
     searches per list, and each verb's object is one search: no product of verbs and foods. A verb
-    with nothing after it, in a text with no food or medicine at all, asks for advice: its start
-    goes to ``advice``."""
+    with no object at all (能吃吗) stays the food intent: route_request then asks which food."""
     foods = analysis.hits.get("food") or []
     redirected: dict[int, str] = {}
     in_clause: dict[int, list[tuple[int, bool]]] = {}  # clause → (start, is a food), built once per clause
@@ -205,9 +198,6 @@ def _medicine_verbs(
                 things.sort()
             in_clause[clause] = things
         if not things:
-            # 鸡蛋，宝宝能吃吗 still asks about the egg, 能吃石榴吗 about a food the dictionary lacks
-            if not foods and not medicines and _NO_OBJECT.match(analysis.views.text, verb.end):
-                advice.add(verb.start)
             continue
         index = bisect_left(things, verb.end, key=_FIRST)
         is_food = things[index][1] if index < len(things) else things[index - 1][1]

@@ -122,8 +122,9 @@ CASES: list[Case] = [
          ["route", "clarify", "route", "clarify", "route", "clarify", "route", "give_up"], [ROUTE] * 4,
          replies=["P0001"] * 3, interrupts=["clarify"] * 3),
     # review: the soft classifier proposes; check_safety_gate decides.
-    Case("review_soft_knowledge_gated", PARENT, "孩子不爱喝水，有什么好办法", "pass", ["route", "review:gated", "authorize", "execute"],
-         [ROUTE, GATE, PERM, "search_knowledge"], [{"tool": "search_knowledge"}], soft="knowledge", answer=["饮水"]),
+    # (喝水 and 办法 are knowledge words since SPEC §4.2 revision 2: a text with no rule word stays unknown)
+    Case("review_soft_knowledge_gated", PARENT, "孩子总想吃咸的，盐该怎么把握", "pass", ["route", "review:gated", "authorize", "execute"],
+         [ROUTE, GATE, PERM, "search_knowledge"], [{"tool": "search_knowledge"}], soft="knowledge", answer=["限盐"]),
     Case("review_soft_proposal_denied", PARENT, "帮我看看孩子的情况", "refuse", ["route", "review:denied", "delegate"], [ROUTE, GATE],
          soft="clinical_staging", handoff="doctor_assistant"),
     Case("review_no_proposal", PARENT, "今天天气怎么样", "refuse", ["route", "review:none"], [ROUTE], answer=["不在"]),
