@@ -45,9 +45,9 @@ SHARD_SIZE = 400
 
 # Source -> (mirror dir, commit, path or path prefix). Commits are pinned so the hash check means something.
 HUATUO = ("SupritYoung+Zhongjing", "a105934245c265b84f77dbb070b568e2a79688b4", "data/huatuo26M_test.json")
-REMEDI = ("yanguojun123+Medical-Dialogue", "f94bb9a", "data/dev_human_annotation.txt")
-CMDD = ("alibaba-research+ChineseBLUE", "52eefc9", "data/CMDD")
-DXY = ("lemuria-wchen+imcs21", "836048f", "task/DDP/KRDS/dataset_dxy/dxy_dialog_data_dialog_v2.txt")
+REMEDI = ("yanguojun123+Medical-Dialogue", "f94bb9abfba48f467669d2454771bbe263cc4ae5", "data/dev_human_annotation.txt")
+CMDD = ("alibaba-research+ChineseBLUE", "52eefc9d5cb1839348546c8a473c633d4d9d60a8", "data/CMDD")
+DXY = ("lemuria-wchen+imcs21", "836048f491704011dba229a5bd04db5f7f4d2bbe", "task/DDP/KRDS/dataset_dxy/dxy_dialog_data_dialog_v2.txt")
 
 COMMITTABLE = {"huatuo", "remedi"}
 
