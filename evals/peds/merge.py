@@ -13,7 +13,9 @@ Inputs, outside the repository (the annotators' files, never edited here):
 
 The final label is the adjudicated one where it exists, else the first reading (the second, when
 there is one, agrees with it on emergency, intent and the three slots — checked here). Every
-disagreement keeps both readings and the verdict in ``annotation``. The committed part of each row
+disagreement keeps both readings and the verdict in ``annotation``. The reasons of local-only rows
+(cmdd, dxy) are committed without their Chinese characters: annotators quote the deciding words, and
+a short chat reply is often quoted whole. The committed part of each row
 (id, source, sha256, split, text of committable sources only) is read back from ``rows.jsonl``
 itself, so the merge can be run again and writes the same bytes.
 """
@@ -40,6 +42,10 @@ EMERGENCY = {"now", "not_now", "none", "borderline"}
 WHO = {"child", "writer", "other"}
 INTENTS = {"knowledge", "nutrition_calc", "meal_plan", "lab_result", "risk_assessment", "followup", "clinical_staging",
            "nutrition_assessment", "patient_profile", "report", "notify", "gamification", "out_of_scope"}
+COMMITTABLE = ("huatuo", "remedi")
+# Chinese characters and full-width punctuation: what an annotator quotes from the text. A short chat
+# reply (是的, 没有发烧) is often quoted whole, so a local-only row keeps none of it.
+QUOTED = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]+")
 FILE_NAME = re.compile(r"(shard|second)_(\d\d)\.(\w+)\.jsonl")
 
 
@@ -91,8 +97,12 @@ def readings(labels: Path, kind: str) -> dict[str, tuple[str, dict[str, Any]]]:
     return out
 
 
-def label_of(label: dict[str, Any]) -> dict[str, Any]:
-    return {name: label[name] for name in LABEL_FIELDS}
+def label_of(label: dict[str, Any], local_only: bool) -> dict[str, Any]:
+    """The label fields; a local-only row's reason loses its quoted words, which are the source's text."""
+    out = {name: label[name] for name in LABEL_FIELDS}
+    if local_only:
+        out["reason"] = QUOTED.sub("…", out["reason"])
+    return out
 
 
 def merge(local: Path) -> list[dict[str, Any]]:
@@ -120,15 +130,16 @@ def merge(local: Path) -> list[dict[str, Any]]:
     merged = []
     for row in base:
         i = row["id"]
+        local_only = row["source"] not in COMMITTABLE
         annotator, reading_a = first[i]
         final = third.get(i, reading_a)
         annotation: dict[str, Any] = {"first": annotator, "second": None, "second_reading": False, "agreed": None}
         if i in second:
             annotation.update(second=second[i][0], second_reading=True, agreed=i not in third)
         if i in third:
-            annotation.update(readings={"A": label_of(reading_a), "B": label_of(second[i][1])},
+            annotation.update(readings={"A": label_of(reading_a, local_only), "B": label_of(second[i][1], local_only)},
                               settled=third[i]["settled"], adjudicated=True)
-        merged.append({**row, "candidate": bool(selection[i]["candidate"]), **label_of(final), "annotation": annotation})
+        merged.append({**row, "candidate": bool(selection[i]["candidate"]), **label_of(final, local_only), "annotation": annotation})
     return merged
 
 
