@@ -363,7 +363,11 @@ def header(rows: list[dict[str, Any]]) -> str:
     return "\n".join([
         "# Pediatric real-text evaluation (issue 19)", "",
         "Labels were written blind to the router (`LABELS.md`, `README.md`); the figures below are the router's "
-        "against them. A section is rewritten only by `run.py --record --section <its title>`.", "",
+        "against them. A section is rewritten only by `run.py --record --section <its title>`; the set, agreement and "
+        "scoring come from this checkout, the router of a section from the `app/` its `router` line names. A baseline "
+        "is measured from a worktree of its commit: `git worktree add /tmp/base295 295f4c9`, then "
+        "`python evals/peds/run.py --app-root /tmp/base295 --section 'Baseline (main @ 295f4c9)' --record` "
+        "(`--app-root` puts that tree first on `sys.path`, so its `app.router` and policy are the ones imported).", "",
         "## The set", "", counts_table(rows), "",
         "## Agreement of the two readings (1,056 rows read twice)", "", agreement_table(rows), "",
     ])
@@ -396,7 +400,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     measured = Counter(o["row"]["source"] for o in outcomes)
     meta = {
-        "command": "`python evals/peds/run.py" + (f" --app-root {args.app_root}" if args.app_root else "") + "`",
+        "command": "`python evals/peds/run.py" + (f" --app-root {args.app_root}" if args.app_root else "")
+        + (f" --section '{args.section}'" if args.section != THIS_TREE else "") + (" --record" if args.record else "") + "`",
         "router": tree_of(Path(sys.modules["app"].__file__ or "").parent.parent),
         "policy_version": router.policy_version,
         "measured": ", ".join(f"{source} {measured[source]}" for source in SOURCES) + f" ({len(outcomes)} of {len(rows)} rows)",
