@@ -105,13 +105,20 @@ def _walk(out: list[DataChange], section: str, path: str, old: Any, new: Any) ->
 
 def _walk_entries(out: list[DataChange], section: str, path: str, old: list[dict[str, Any]], new: list[dict[str, Any]]) -> None:
     old_by, new_by = _keyed(old), _keyed(new)
-    for key, entry in old_by.items():
-        if key not in new_by:
-            out.append(DataChange(section, f"{path}[{key}]", "removed", old=entry))
+    # An entry whose key changed (a renamed concept, a cue given another scope) stays one entry
+    # when it keeps its place: its fields are compared, rather than one removed and one added.
+    gone = {n: k for n, k in enumerate(old_by) if k not in new_by}
+    came = {n: k for n, k in enumerate(new_by) if k not in old_by}
+    for n in sorted(gone.keys() & came.keys()):
+        _walk(out, section, f"{path}[{gone[n]}]", old_by[gone[n]], new_by[came[n]])
+    for n, key in gone.items():
+        if n not in came:
+            out.append(DataChange(section, f"{path}[{key}]", "removed", old=old_by[key]))
+    for n, key in came.items():
+        if n not in gone:
+            out.append(DataChange(section, f"{path}[{key}]", "added", new=new_by[key]))
     for key, entry in new_by.items():
-        if key not in old_by:
-            out.append(DataChange(section, f"{path}[{key}]", "added", new=entry))
-        else:
+        if key in old_by:
             _walk(out, section, f"{path}[{key}]", old_by[key], entry)
     kept_old = [k for k in old_by if k in new_by]
     kept_new = [k for k in new_by if k in old_by]
