@@ -13,6 +13,7 @@ matched words and terms (an emergency still halts when another term of its conce
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any, Callable
 
 from app.router import ArgumentError, Limits, Router, UnknownTool
@@ -65,35 +66,40 @@ CLASSIFY_FIELDS = ("intent", "mcp", "allowed_callers", "fallback")
 SLOT_FIELDS = tuple(name for name in SlotsResult.model_fields if name != "policy_version")
 
 
+# itemgetter builds each tuple in C: the comparison stays a few percent of a route_request.
+_route_values = itemgetter(*ROUTE_FIELDS)
+_gate_values = itemgetter(*GATE_FIELDS)
+_permission_values = itemgetter(*PERMISSION_FIELDS)
+_classify_values = itemgetter(*CLASSIFY_FIELDS)
+_slot_values = itemgetter(*SLOT_FIELDS)
+
+
 def _flags(result: Any) -> tuple[tuple[str, str], ...]:
-    return tuple(sorted({(f.concept, f.context) for f in result.red_flags}))
+    found = result.red_flags
+    return tuple(sorted({(f.concept, f.context) for f in found})) if found else ()
 
 
 def _slots_key(slots: Any) -> tuple[Any, ...]:
-    values = slots.__dict__
-    return tuple(values[name] for name in SLOT_FIELDS)
+    return _slot_values(slots.__dict__)  # type: ignore[no-any-return]
 
 
 def _route_key(result: Any) -> tuple[Any, ...]:
     values = result.__dict__
     gate = values["gate"]
-    return (tuple(values[name] for name in ROUTE_FIELDS), _gate_key(gate) if gate is not None else None,
-            _flags(result), _slots_key(values["slots"]))
+    return (_route_values(values), _gate_key(gate) if gate is not None else None, _flags(result), _slots_key(values["slots"]))
 
 
 def _gate_key(result: Any) -> tuple[Any, ...]:
-    values = result.__dict__
-    return tuple(values[name] for name in GATE_FIELDS), _flags(result)
+    return _gate_values(result.__dict__), _flags(result)
 
 
 def _permission_key(result: Any) -> tuple[Any, ...]:
-    values = result.__dict__
-    return tuple(values[name] for name in PERMISSION_FIELDS)
+    return _permission_values(result.__dict__)  # type: ignore[no-any-return]
 
 
 def _classify_key(result: Any) -> tuple[Any, ...]:
     values = result.__dict__
-    return tuple(values[name] for name in CLASSIFY_FIELDS), _flags(result), _slots_key(values["slots"])
+    return _classify_values(values), _flags(result), _slots_key(values["slots"])
 
 
 KEYS: dict[str, Callable[[Any], tuple[Any, ...]]] = {
