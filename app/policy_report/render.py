@@ -34,16 +34,20 @@ def render(report: Report, fmt: str) -> str:
 # ------------------------------------------------------------------------------------------------
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def headline(report: Report) -> str:
     rows = report.rows
+    data = _count(len(report.data_changes), "data change") if report.data_changes else "no data change"
     if not rows:
-        changes = "no data change" if not report.data_changes else f"{len(report.data_changes)} data changes"
-        return f"No decision changes on {report.texts_run} texts ({changes})."
+        return f"No decision changes on {report.texts_run} texts ({data})."
     safety = sum(len(g.rows) for g in report.groups if g.kind.safety)
     fixed = sum(r.verdict == "fixed" for r in rows)
     broke = sum(r.verdict == "broke" for r in rows)
-    return (f"{len(rows)} decisions changed on {report.texts_run} texts: {safety} safety-relevant; "
-            f"by their labels {fixed} fixed, {broke} broke. {len(report.data_changes)} data changes.")
+    return (f"{_count(len(rows), 'decision')} changed on {report.texts_run} texts: {safety} safety-relevant; "
+            f"by their labels {fixed} fixed, {broke} broke. {data[0].upper()}{data[1:]}.")
 
 
 def _value(value: Any) -> str:

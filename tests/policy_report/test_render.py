@@ -82,7 +82,7 @@ def test_the_html_page_in_a_headless_browser(hostile_report, tmp_path):
     parsed.feed(dom.stdout)
     text = " ".join(" ".join(parsed.parts).split())
     assert parsed.title == "Policy impact report"  # the row's <script> stayed text: it never ran
-    assert "1 decisions changed on 2 texts: 1 safety-relevant; by their labels 0 fixed, 1 broke." in text
+    assert "1 decision changed on 2 texts: 1 safety-relevant; by their labels 0 fixed, 1 broke. 1 data change." in text
     assert "halt → passes silently" in text and "Decision changes by kind" in text
     assert 'document.title="pwned"' in text and "x<1>" in text and "emergency_now" in text and "broke" in text
     assert parsed.details == 2  # one data section, one group, each folded
