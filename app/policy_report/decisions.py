@@ -196,10 +196,6 @@ class Report:
     def safety_failures(self) -> list[Row]:
         return [row for row in self.rows if row.safety_failure]
 
-    @property
-    def empty(self) -> bool:
-        return not self.data_changes and not self.rows
-
 
 class Differ:
     """Both routers, built once; ``compare`` runs one item through each."""
@@ -221,13 +217,11 @@ class Differ:
                 return None
             return _row(item, a.model_dump(mode="json"), b.model_dump(mode="json"))
         old, new = self._call(self.old, item), self._call(self.new, item)
-        if old is new or (not isinstance(old, dict) and not isinstance(new, dict) and KEYS[item.tool](old) == KEYS[item.tool](new)):
+        if isinstance(old, dict) or isinstance(new, dict):  # an argument error on either side
+            return None if old == new else _row(item, _json(old), _json(new))
+        if KEYS[item.tool](old) == KEYS[item.tool](new):
             return None
-        old_json = old if isinstance(old, dict) else old.model_dump(mode="json")
-        new_json = new if isinstance(new, dict) else new.model_dump(mode="json")
-        if old_json == new_json:  # the same error both times
-            return None
-        return _row(item, old_json, new_json)
+        return _row(item, _json(old), _json(new))
 
     @staticmethod
     def _call(router: Router, item: Item) -> Any:
@@ -237,6 +231,10 @@ class Differ:
             return exc.as_dict()
         except UnknownTool:
             return {"error": {"code": "UNKNOWN_TOOL", "field": "tool", "message": "is not one of the five tools"}}
+
+
+def _json(result: Any) -> dict[str, Any]:
+    return result if isinstance(result, dict) else result.model_dump(mode="json")
 
 
 def _row(item: Item, old: dict[str, Any], new: dict[str, Any]) -> Row | None:
