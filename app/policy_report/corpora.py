@@ -96,14 +96,17 @@ class CorpusError(ValueError):
     """A corpus file that cannot be read; the message names the file and the line."""
 
 
-def load_corpora(names: list[str] | None, cwd: Path, project: Path) -> list[Corpus]:
-    """The named corpora, from ``cwd`` (each must exist), or the project's defaults (each where present)."""
+def load_corpora(names: list[str] | None, cwd: Path, project: Path, local_texts: bool = True) -> list[Corpus]:
+    """The named corpora, from ``cwd`` (each must exist), or the project's defaults (each where present).
+
+    ``local_texts=False`` reads committed files only: a committed report must come out the same on a
+    machine that has the git-ignored local texts and on one (CI) that does not."""
     if names:
-        return [_load(cwd, name, explicit=True) for name in names]
-    return [_load(project, name, explicit=False) for name in DEFAULT_CORPORA]
+        return [_load(cwd, name, explicit=True, local_texts=local_texts) for name in names]
+    return [_load(project, name, explicit=False, local_texts=local_texts) for name in DEFAULT_CORPORA]
 
 
-def _load(root: Path, name: str, explicit: bool) -> Corpus:
+def _load(root: Path, name: str, explicit: bool, local_texts: bool) -> Corpus:
     path = root / name
     corpus = Corpus(name)
     if not path.is_file():
@@ -116,7 +119,7 @@ def _load(root: Path, name: str, explicit: bool) -> Corpus:
     except (OSError, UnicodeDecodeError) as exc:
         raise CorpusError(f"{name}: cannot read as UTF-8: {exc.__class__.__name__}") from None
     if path.suffix == ".jsonl":
-        _load_jsonl(corpus, path, raw, held_out=not explicit)
+        _load_jsonl(corpus, path, raw, held_out=not explicit, local_texts=local_texts)
     else:
         _load_table(corpus, raw)
     return corpus
@@ -129,8 +132,9 @@ def _load_table(corpus: Corpus, raw: str) -> None:
             corpus.items.append(_text_item(corpus.name, f"L{number:03d}", line, {}, label, published=True))
 
 
-def _load_jsonl(corpus: Corpus, path: Path, raw: str, held_out: bool) -> None:
-    local = _local_texts(path.parent / "local" / "texts.jsonl")
+def _load_jsonl(corpus: Corpus, path: Path, raw: str, held_out: bool, local_texts: bool) -> None:
+    local = _local_texts(path.parent / "local" / "texts.jsonl") if local_texts else {}
+    no_text = "no text (local texts not present)" if local_texts else "no text in the committed set (local texts not read)"
     for number, line in enumerate(raw.split("\n"), start=1):
         if not line.strip():
             continue
@@ -150,7 +154,7 @@ def _load_jsonl(corpus: Corpus, path: Path, raw: str, held_out: bool) -> None:
         elif row_id in local:
             corpus.items.append(_text_item(corpus.name, row_id, local[row_id], row, row_label(row), published=False))
         else:
-            corpus.skip("no text (local texts not present)")
+            corpus.skip(no_text)
 
 
 def _local_texts(path: Path) -> dict[str, str]:

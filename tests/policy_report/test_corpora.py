@@ -54,6 +54,13 @@ def test_peds_rows_without_text_come_from_local_texts_and_are_shown_by_id_only(t
     assert len(report.safety_failures) == 2
 
 
+def test_a_committed_report_never_reads_the_local_texts(tmp_path):
+    project = peds_project(tmp_path)
+    [peds] = [c for c in load_corpora(None, tmp_path, project, local_texts=False) if c.name == "evals/peds/rows.jsonl"]
+    assert [i.id for i in peds.items] == ["hua-1"]
+    assert peds.skipped == {"held-out test split": 1, "no text in the committed set (local texts not read)": 2}
+
+
 def test_labels_tell_fixed_from_broke(tmp_path):
     project = tmp_path / "project"
     write_jsonl(project / "evals" / "realtext" / "redflags.jsonl", [
