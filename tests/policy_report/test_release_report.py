@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from app.policy_report.release import FOLDER, PROJECT, RELEASED, release_report
+import shutil
+
+import pytest
+
+from app.policy_report.release import FOLDER, PROJECT, RELEASED, ReleasedPolicyRefused, release_report
 from app.policy_report.sources import read_source
 
 
@@ -16,3 +20,18 @@ def test_the_committed_policy_report_is_current():
 def test_the_folder_names_the_released_policy():
     version = read_source(RELEASED, PROJECT).policy_version
     assert f"`{version}`" in (PROJECT / FOLDER / "README.md").read_text(encoding="utf-8")
+
+
+def test_a_released_policy_the_code_refuses_says_what_to_do(tmp_path):
+    project = tmp_path / "project"
+    (project / FOLDER).mkdir(parents=True)
+    (project / "app" / "router").mkdir(parents=True)
+    shutil.copy(PROJECT / "app" / "router" / "policy.toml", project / "app" / "router" / "policy.toml")
+    # A release that lacks a section this code requires: what merging a new required field does.
+    released = (PROJECT / RELEASED).read_text(encoding="utf-8")
+    start = released.index("[route]")
+    (project / RELEASED).write_text(released[:start] + released[released.index("\n[", start + 1):], encoding="utf-8")
+    with pytest.raises(ReleasedPolicyRefused) as refused:
+        release_report(project)
+    message = str(refused.value)
+    assert "route: Field required" in message and "give the new field a default" in message and "make policy-report" in message
