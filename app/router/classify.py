@@ -103,9 +103,10 @@ def classify(policy: Policy, analysis: Analysis) -> Classification:
     if forms and hits:
         hits = _outside(hits, forms)
     medicines = _medicines(analysis) if "medicine" in analysis.hits else []
-    if not hits and not medicines:
-        return Classification(None, (), emergency=False)
     asking = policy.asking
+    if not hits and not medicines:
+        return _asked_food(policy, analysis)
+
     verbs = analysis.hits.get("consume")  # the lexicon's own group of the consume verbs
     first: str = hits[0].payload if hits else ""
     # Diet advice redirects only in a text that names no food (SPEC §4.2 revision 2).
@@ -144,7 +145,7 @@ def classify(policy: Policy, analysis: Analysis) -> Classification:
     by_name = policy.intent_by_name
     weak = asking.weak_keywords
     reading = keywords.get(asking.reading_intent)
-    if reading is not None and not _has_reading(analysis, hits, cuts, asking.reading_intent, asking.reading):
+    if reading is not None and not _has_reading(analysis, hits, cuts, asking.reading_intent, asking.reading, asking.reading_generic):
         # Nothing to read (尿常规主要查什么): the test's words ask about the test, as weak words.
         del keywords[asking.reading_intent]
         target = keywords.setdefault(asking.advice_intent, {})
@@ -209,7 +210,22 @@ def _medicine_verbs(
     return redirected
 
 
-def _has_reading(analysis: Analysis, hits: list[Hit], cuts: list[int], intent: str, policy_reading: re.Pattern[str]) -> bool:
+def _asked_food(policy: Policy, analysis: Analysis) -> Classification:
+    """No keyword at all: a question about a named food or drink is the food intent (SPEC §4.2
+    revision 2: whether or how much of a named food — 给孩子喝温开水么, 萝卜要多少啊); anything else
+    is ``unknown``."""
+    foods = analysis.hits.get("food")
+    if foods:
+        cuts, questions = _clauses(analysis)
+        asked = tuple(dict.fromkeys(f.term for f in foods if questions[bisect_right(cuts, f.start)]))
+        if asked:
+            scored = Scored(policy.intent_by_name[policy.asking.food_intent], sum(map(len, asked)), asked)
+            return Classification(scored, (scored,), emergency=False)
+    return Classification(None, (), emergency=False)
+
+
+def _has_reading(analysis: Analysis, hits: list[Hit], cuts: list[int], intent: str, policy_reading: re.Pattern[str],
+                 generic: frozenset[str]) -> bool:
     """A result to read (SPEC §4.2 revision 2): a reading word (偏高, 化验单, 帮我看), a direction
     right after one of the intent's keywords (肌酐高), or a digit in a clause that holds one (血钾5.2).
     Each clause is searched once."""
@@ -218,8 +234,8 @@ def _has_reading(analysis: Analysis, hits: list[Hit], cuts: list[int], intent: s
         return True
     searched: set[int] = set()
     for hit in hits:
-        if hit.payload != intent:
-            continue
+        if hit.payload != intent or hit.term in generic:
+            continue  # 正常吗 after an age (20多天的宝宝咳嗽正常吗) reads no result
         if text.startswith(_SAID_OF_A_VALUE, hit.end):
             return True
         clause = bisect_right(cuts, hit.start)

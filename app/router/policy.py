@@ -121,6 +121,7 @@ class AskingEntry(_Strict):
     diet_advice: Terms
     reading_intent: NonEmpty
     reading_words: Terms
+    reading_generic: Terms
     form_headings: Terms
 
 
@@ -204,6 +205,7 @@ class Asking:
     # The reading words, searched only in a text where the reading intent scored: kept out of the
     # shared automaton, where words as common as 多少 and 看看 cost every text a hit each.
     reading: re.Pattern[str]
+    reading_generic: frozenset[str]  # keywords of reading_intent whose clause's digits read nothing
 
 
 @dataclass(frozen=True, slots=True)
@@ -411,6 +413,10 @@ def _check_asking(problems: list[str], spec: PolicyFile, keyword_owner: dict[str
     _duplicates(problems, "asking.consume_verbs", asking.consume_verbs)
     _duplicates(problems, "asking.reading_words", asking.reading_words)
     _duplicates(problems, "asking.diet_advice", asking.diet_advice)
+    for word in asking.reading_generic:
+        if keyword_owner.get(fold(word)) != asking.reading_intent:
+            problems.append(f"asking.reading_generic: {word!r} is not a keyword of {asking.reading_intent}")
+
     for word in asking.diet_advice:
         if keyword_owner.get(fold(word)) != asking.food_intent:
             problems.append(f"asking.diet_advice: {word!r} is not a keyword of {asking.food_intent}")
@@ -545,6 +551,7 @@ def _compile(spec: PolicyFile, digest: str) -> Policy:
             advice_intent=spec.asking.advice_intent,
             diet_advice=frozenset(fold(w) for w in spec.asking.diet_advice),
             reading_intent=spec.asking.reading_intent,
+            reading_generic=frozenset(fold(w) for w in spec.asking.reading_generic),
             reading=re.compile("|".join(re.escape(fold(w)) for w in sorted(spec.asking.reading_words, key=len, reverse=True))),
         ),
         write_required_slots=tuple(spec.route.write_required_slots),

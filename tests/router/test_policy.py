@@ -122,6 +122,8 @@ REFUSALS = [
      "asking.reading_intent: 'lis' is not a scored intent"),
     ("reading word listed twice", edit('reading_words = [\n  "偏高",', 'reading_words = [\n  "阳性", "偏高",'),
      "asking.reading_words: '阳性' is listed twice"),
+    ("generic reading word of another intent", edit('reading_generic = ["正常吗",', 'reading_generic = ["复查", "正常吗",'),
+     "asking.reading_generic: '复查' is not a keyword of lab_result"),
     ("form heading that hides nothing", edit('form_headings = [\n  "想得到怎样的帮助",', 'form_headings = [\n  "病情描述", "想得到怎样的帮助",'),
      "asking.form_headings: '病情描述' holds no intent keyword or question word, so it hides nothing"),
     ("medicine intent that is not scored", edit('medicine_intent = "knowledge"', 'medicine_intent = "pharmacy"'),
