@@ -36,6 +36,7 @@ _PLUS_DAYS = "(?>(?:[ \\t]*[零又加]?[ \\t]*(?P<{0}_pn>" + NUM + ")(?P<{0}_pd>
 _CLAUSE_OPENERS = ",。!?;、\n \t("
 _CLAUSE_ENDS = ",。!?;、\n)"
 _BODY_UNITS = "斤|公斤|千克|kg|厘米|cm|公分"
+_WHOLE_DAYS = re.compile("了?[ \t]*[。!?]?[ \t]*$")
 # After N岁: a past age (12岁前, 5岁的时候), a range (12岁到20岁) or an approximation (3岁左右): no age.
 _NOT_AN_AGE_AFTER = ("前", "之前", "以前", "时", "的时候", "那年", "到", "至", "左右", "以内", "之内", "以下", "以上", "内")
 # Before N岁: the end of a past span (直到20岁, 一直到他20岁) or an age not reached yet (快五岁了): no age now.
@@ -92,7 +93,7 @@ def led_branches(kid_words: tuple[str, ...]) -> dict[str, tuple[str, str]]:
         "kid": (
             "".join(dict.fromkeys(w[0] for w in kid_words)),
             led(*kid_words)
-            + "(?:,[ \\t]*)?(?:现在|目前|今年|已经|刚刚|刚满|刚|才|已|满|有|是)*[ \\t]*"
+            + "(?:,[ \\t]*)?(?:现在|目前|今年|今天|已经|刚刚|刚好|刚满|刚|才|已|满|有|是|第)*[ \\t]*"
             + number("kid")
             + "[ \\t]*(?:(?P<kid_u>个半月|个多月|个月)" + _PLUS_DAYS.format("kid")
             + f"|(?P<kid_d>天|周(?!岁)|个?星期)(?=了?(?:{_OLD}|的|[,。!?;、\\n ]|$)))"
@@ -104,6 +105,12 @@ def led_branches(kid_words: tuple[str, ...]) -> dict[str, tuple[str, str]]:
             + _PLUS_DAYS.format("born") + "(?!以内|之内|内|以来|前|后|多)",
         ),
         "full": ("满", "(?<=满)月(?![子饼份])"),
+        # 现在5个月, 现在才2个月零一点, 现在四个多月了: the child's age said as now.
+        "now": (
+            "现",
+            f"(?<=现)在[ \\t]*(?:已经|才|是|有|刚|都|已)*[ \\t]*{number('now')}[ \\t]*(?P<now_u>个半月|个多月|个月)"
+            + _PLUS_DAYS.format("now") + "(?!以内|之内|内|以来|前|后|的时候|时)",
+        ),
     }
 
 
@@ -142,7 +149,10 @@ def on_age_span(m: re.Match[str], d: Draft) -> None:
         unit = "kage_u"
         quantity = d.quantity(m, m.start(), m.start("e"), unit)
     else:
-        unit = "kid_u" if kind == "kid" and m.start("kid_u") >= 0 else ("kid_d" if kind == "kid" else "born_u")
+        if kind == "kid":
+            unit = "kid_u" if m.start("kid_u") >= 0 else "kid_d"
+        else:
+            unit = kind + "_u"
         quantity = d.quantity(m, *m.span(kind + "_n"), unit)
     if quantity is None:
         return
@@ -180,7 +190,13 @@ def on_leading_age(m: re.Match[str], d: Draft) -> None:
     span = m.group("lage_u")
     if span == "个半月":
         quantity["value"], quantity["unit"], span = quantity["value"] + 0.5, "个月", "个月"
-    if (start == 0 or d.text[start - 1] in _CLAUSE_OPENERS) and not (m.group("lage_end") is not None and span == "天"):
+    if span == "天" and m.group("lage_end") is not None:
+        # A bare N天 clause is a duration as often (3天，), unless it is the whole message and more
+        # than a week (27天: a newborn's age; 3天 alone answers "how long").
+        if start == 0 and quantity["value"] >= 7 and _WHOLE_DAYS.match(d.text, m.end()):
+            d.set_age(start, m.end(), quantity["value"] / 365)
+        return
+    if start == 0 or d.text[start - 1] in _CLAUSE_OPENERS:
         d.set_age(start, m.end(), quantity["value"] * _YEARS_PER[span], approximate=span == "个多月")
 
 
@@ -233,6 +249,7 @@ HANDLERS: dict[str, Handler] = {
     "kage": on_age_span,
     "lage": on_leading_age,
     "kid": on_age_span,
+    "now": on_age_span,
     "born": on_age_span,
     "full": on_full_month,
     "age": on_age,

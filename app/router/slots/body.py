@@ -35,7 +35,7 @@ _TEMPERATURE = (35.0, 43.0)
 # Between them: a colon, a comma (发烧，38.5), 是 / 到 / 一下 / 一次 (量了一次37.3); after the
 # number no other unit (发烧3天, 烧了38小时), and a range's upper end counts too (37.6到38.6).
 _AFTER_WORD = re.compile(
-    f"[ \\t:,]*(?:是|到|至|在|为|了|有|一下|一次)?[ \\t:]*(?P<n>[0-9]+(?:\\.[0-9]+)?(?![0-9.])|[{CHARS}]+)"
+    f"[ \\t:,]*(?:是|到|至|在|为|了|有|一下|一次)?[ \\t:]*(?P<n>[0-9]+(?:\\.[0-9]+)?(?![0-9]|\\.[0-9])|[{CHARS}]+)"
     f"(?:[ \\t]*(?:-|~|到|至)[ \\t]*(?P<n2>[0-9]+(?:\\.[0-9]+)?(?![0-9.])))?"
     "(?![ \\t]*(?:岁|天|个|小时|分钟|次|年|月|周|斤|公斤|kg|克|毫升|ml|号|日|点|%))"
 )
@@ -51,6 +51,9 @@ WEIGHT_UNITS = frozenset({"公斤", "千克", "kg", "斤"})
 # A weight right after an age (十七个月男宝，12公斤): at most this many characters after it, in the same sentence.
 _WEIGHT_AFTER_AGE = 8
 _CLAUSE_OPENERS = ",;、"  # a clause of the age's sentence starts after one
+# After a weight that opens the message: nothing but an approximation and a particle.
+_WHOLE_ANSWER = re.compile("(?:左右|上下)?[吧啊呢了]?[ \t。!?]*$")
+_WEIGHT_UNIT = re.compile("[0-9.零〇一二两三四五六七八九十百千万点半 \t]*(?:公斤|千克|kg|斤)")
 # Before a weight: it was the birth weight (出生体重5.3斤), or it is the current one (现体重8斤,
 # 以前140斤现在126斤, 前年60公斤今年64公斤). A weight ranks birth < stated < current; a later
 # weight replaces an earlier one of a lower rank only.
@@ -196,6 +199,11 @@ def _metres(m: re.Match[str], d: Draft, start: int, stop: int, unit: str, tail: 
         d.height = round(float(value * 100), 1)
 
 
+def _unit_end(text: str, start: int) -> int:
+    m = _WEIGHT_UNIT.match(text, start)
+    return m.end() if m else len(text) + 1
+
+
 def set_weight(d: Draft, start: int, value: float, unit: str, rank: int) -> None:
     """The first weight of the highest rank: 出生体重5.3斤，现体重8斤 is 4 kg. The writer's own
     weight with a patient word after it ranks below every weight of the patient's."""
@@ -216,6 +224,8 @@ def bare_weight(d: Draft, start: int, value: float, unit: str) -> None:
     its sentence (十七个月男宝，12公斤), or opening a clause after the age's (宝宝17个月，不爱吃饭，22斤)."""
     if _CURRENT.search(d.text, max(0, start - 8), start):
         set_weight(d, start, value, unit, CURRENT_RANK)
+    elif start == 0 and _WHOLE_ANSWER.match(d.text, _unit_end(d.text, start)):
+        set_weight(d, start, value, unit, STATED_RANK)  # 7.5公斤, 12斤左右吧: the message is the weight
     elif d.age_end >= 0 and d.age_end <= start and d.same_sentence(d.age_end, start) and (
         start - d.age_end <= _WEIGHT_AFTER_AGE or d.text[start - 1] in _CLAUSE_OPENERS
     ):

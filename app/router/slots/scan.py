@@ -68,7 +68,7 @@ _TERM, _PAYLOAD = attrgetter("term"), attrgetter("payload")
 # Where each family's branches sit among the others: at one position, the first branch that fits
 # wins (a date before a plain number, an age in months before a portion of 个).
 _TAIL_ORDER = ("md", "ago", "wsuf", "msum", "yweek", "kage", "amon", "lage", "age", "wt2", "mid", "metre", "temp", "q")
-_LED_ORDER = ("pid", "num", "win", "mage", "yage", "kid", "born", "full", "wt", "ht", "rel")
+_LED_ORDER = ("pid", "num", "win", "mage", "yage", "kid", "born", "full", "now", "wt", "ht", "rel")
 
 
 def _unit_pattern(units: set[str]) -> str:
@@ -237,7 +237,7 @@ class SlotExtractor:
         draft = Draft(views, reference_date, foods, masks)
         text, cased, numbers = views.text, views.cased, draft.numbers
         if ("。" in text or "," in text) and _DECIMAL_HINT.search(text):
-            text = draft.text = _decimals(text, analytes)
+            text = draft.text = _decimals(text, analytes + hits.group("temperature") if "temperature" in hits else analytes)
         if "other" in hits or "patient" in hits:
             patients, others = hits.group("patient"), hits.group("other")
             # 我 opening a subject word (我儿子, 我爸) is that word, not the writer.
@@ -364,4 +364,4 @@ def _decimals(text: str, analytes: list[Hit]) -> str:
 
 _build_result = builder(SlotsResult)
 _DECIMAL_HINT = re.compile("[0-9][。,][0-9]")  # where ``_decimals`` could change anything at all
-_COMMA_DECIMAL = re.compile("[ :=是为]{0,2}[0-9]{1,2}(,)[0-9]{1,2}(?![0-9.,天个次岁周月年号日点])")
+_COMMA_DECIMAL = re.compile("[ :=是为在到]{0,2}[0-9]{1,2}(,)[0-9]{1,2}(?![0-9.,天个次岁周月年号日点])")
