@@ -224,13 +224,13 @@ def _asked_food(policy: Policy, analysis: Analysis) -> Classification:
     return Classification(None, (), emergency=False)
 
 
-def _has_reading(analysis: Analysis, hits: list[Hit], cuts: list[int], intent: str, policy_reading: re.Pattern[str],
+def _has_reading(analysis: Analysis, hits: list[Hit], cuts: list[int], intent: str, policy_reading: re.Pattern[str] | None,
                  generic: frozenset[str]) -> bool:
     """A result to read (SPEC §4.2 revision 2): a reading word (偏高, 化验单, 帮我看), a direction
     right after one of the intent's keywords (肌酐高), or a digit in a clause that holds one (血钾5.2).
     Each clause is searched once."""
     text = analysis.views.text
-    if policy_reading.search(text):
+    if policy_reading is not None and policy_reading.search(text):
         return True
     searched: set[int] = set()
     for hit in hits:

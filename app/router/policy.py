@@ -105,7 +105,8 @@ class RouteEntry(_Strict):
 class SlotsEntry(_Strict):
     foods: Terms
     temperature_words: Terms
-    age_child_words: Terms
+    # Absent in a policy written before issue 21: no extra child word (the released behaviour).
+    age_child_words: list[NonEmpty] = []
     measure_units: Terms
     analytes: Annotated[dict[NonEmpty, Terms], Field(min_length=1)]
     meals: dict[Literal["breakfast", "lunch", "dinner", "snack"], Terms]
@@ -117,12 +118,14 @@ class AskingEntry(_Strict):
     consume_verbs: Terms
     food_intent: NonEmpty
     medicine_intent: NonEmpty
-    advice_intent: NonEmpty
-    diet_advice: Terms
-    reading_intent: NonEmpty
-    reading_words: Terms
-    reading_generic: Terms
-    form_headings: Terms
+    # SPEC §4.2 revision 2 (issue 21). Absent in a policy written before it: each rule off, as
+    # released (no diet-advice redirect, lab_result needs nothing to read, no form heading).
+    advice_intent: NonEmpty | None = None
+    diet_advice: list[NonEmpty] = []
+    reading_intent: NonEmpty | None = None
+    reading_words: list[NonEmpty] = []
+    reading_generic: list[NonEmpty] = []
+    form_headings: list[NonEmpty] = []
 
 
 class MedicinesEntry(_Strict):
@@ -199,12 +202,12 @@ class Asking:
     consume_verbs: frozenset[str]
     food_intent: str
     medicine_intent: str
-    advice_intent: str  # diet advice with no food; a reading intent with nothing to read
+    advice_intent: str  # diet advice with no food; a reading intent with nothing to read ("": rule off)
     diet_advice: frozenset[str]  # keywords of food_intent that ask advice: advice_intent without a food
-    reading_intent: str  # needs a result to read (``reading``, or a number in a clause of its keywords)
+    reading_intent: str  # needs a result to read (``reading``, or a number in a clause of its keywords; "": off)
     # The reading words, searched only in a text where the reading intent scored: kept out of the
     # shared automaton, where words as common as 多少 and 看看 cost every text a hit each.
-    reading: re.Pattern[str]
+    reading: re.Pattern[str] | None
     reading_generic: frozenset[str]  # keywords of reading_intent whose clause's digits read nothing
 
 
@@ -398,9 +401,13 @@ def _check_asking(problems: list[str], spec: PolicyFile, keyword_owner: dict[str
     """Weak words and consume verbs are intent keywords; the verbs belong to the food intent; a
     word that is not a medicine must hide a medicine word, or it suppresses nothing."""
     asking, medicines = spec.asking, spec.medicines
+    if (asking.diet_advice or asking.reading_intent) and not asking.advice_intent:
+        problems.append("asking.advice_intent: required by asking.diet_advice and asking.reading_intent")
+    if (asking.reading_words or asking.reading_generic) and not asking.reading_intent:
+        problems.append("asking.reading_intent: required by asking.reading_words and asking.reading_generic")
     for field in ("food_intent", "medicine_intent", "advice_intent", "reading_intent"):
         name = getattr(asking, field)
-        if name not in keyword_owner.values():
+        if name is not None and name not in keyword_owner.values():
             problems.append(f"asking.{field}: {name!r} is not a scored intent")
     for word in asking.weak_keywords:
         if fold(word) not in keyword_owner:
@@ -548,11 +555,12 @@ def _compile(spec: PolicyFile, digest: str) -> Policy:
             consume_verbs=frozenset(fold(w) for w in spec.asking.consume_verbs),
             food_intent=spec.asking.food_intent,
             medicine_intent=spec.asking.medicine_intent,
-            advice_intent=spec.asking.advice_intent,
+            advice_intent=spec.asking.advice_intent or "",
             diet_advice=frozenset(fold(w) for w in spec.asking.diet_advice),
-            reading_intent=spec.asking.reading_intent,
+            reading_intent=spec.asking.reading_intent or "",
             reading_generic=frozenset(fold(w) for w in spec.asking.reading_generic),
-            reading=re.compile("|".join(re.escape(fold(w)) for w in sorted(spec.asking.reading_words, key=len, reverse=True))),
+            reading=re.compile("|".join(re.escape(fold(w)) for w in sorted(spec.asking.reading_words, key=len, reverse=True)))
+            if spec.asking.reading_words else None,
         ),
         write_required_slots=tuple(spec.route.write_required_slots),
         session_only_callers=frozenset(spec.route.session_only_callers),
