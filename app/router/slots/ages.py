@@ -1,15 +1,24 @@
 """Ages: N岁 (with months: 2岁3个月, 一岁零三个月), months of age (月龄18个月, 3个月大), and an age
 said of a child in months, days or weeks (宝宝17个月, 十七个月男宝, 出生10天, 满月).
 
-Decisions where the spec is silent (each has a row in tests/router/test_slots.py):
+Decisions where the spec is silent (each has a row in tests/router/test_slots.py or
+tests/router/test_slots_parents.py):
 
-* an age needs its context *directly* before it; 3岁多 is not an age;
+* an age needs its context *directly* before it;
 * as parents write them (SPEC §4.4, issue 13): an age in months, days or weeks needs a child word
   before it (宝宝17个月; days and weeks only at a clause end: 宝宝3天没大便 is a duration) or after
   it (十七个月男宝, 47天的宝宝), 大 after it (3周大), or 出生 / 降生 before it; 满月 is 1/12 year but
   未满月 / 没满月 / 不到满月 are no age; days are /365, weeks 7/365; N岁 followed by 前 / 时 / 到 / 左右
   (a past age, a range, an approximation) is no age;
-* 一个半月 is one number, 1.5 个月 (read by the shared scan), and 九个半月 of a child 9.5 months.
+* 一个半月 is one number, 1.5 个月 (read by the shared scan), and 九个半月 of a child 9.5 months;
+* SPEC §4.4 revision 2 (issue 21): days add to months at 30.4 days a month (三个月零八天 = 0.27, a
+  bare 月 only with 零 / 又 / 加); lower bounds (两岁多, 2岁3个多月, 五个多月, 20多天) fill the bound
+  and are ``approximate`` — but 一岁多时 is a past age; a bare N个月 / N天 opening a clause before a
+  weight or a height is an age, and so is a bare N个月 that is its whole clause (没有发烧，6个月) or
+  N天 that is the whole message, from a week up (27天; 3天 answers "how long");
+* as the pediatric dev split writes them: years counted in 周 before months (一周两个月, 2周10个月,
+  一周二 — but 两周 and 五周半 stay weeks), 1岁零2天, 年龄：13, 现在5个月, a child word + 今天 + N天;
+  快五岁了 and 一岁以内 are no age; two decimals are rounded half up (一个半月 = 0.13).
 """
 
 from __future__ import annotations

@@ -11,8 +11,12 @@ Decisions where the spec is silent (each has a row in tests/router/test_slots.py
 * a weight with 斤 / 公斤 / kg and no 体重 is the child's when it comes at most 8 characters after
   the age in the same sentence, or right after 现在 / 目前 / 今年 (the current weight); a weight
   ranks birth < stated < current, and a later one replaces an earlier one of a lower rank only;
-* body temperature needs 度 / ℃ / °C, 35–43, and a temperature word earlier in its sentence; 36度4 is
-  36.4; the highest one wins.
+* body temperature (SPEC §4.4 revision 2): 35–43, right after a temperature word with no unit
+  (烧到38.6, a comma or 一次 between; a range's upper end counts; a number before another unit —
+  发烧3天 — is none), or with 度 / ℃ / ° and a temperature word anywhere in its sentence; 36度4 is
+  36.4; readings under a hypothetical cue of the sentence or a past cue of the clause (§4.7's words
+  and patterns) are left out, and the highest current one wins;
+* a weight that is the whole message (7.5公斤, 12斤左右吧) is the child's.
 """
 
 from __future__ import annotations
