@@ -8,7 +8,8 @@ Each tree's ``python -m app serve`` runs under bench/servers/instrumented.py (ev
 generation and pause through ``gc.callbacks``; cProfile with ``--profile DIR``) and gets
 bench/http_bench.py's request mix from wrk at one concurrency, the two trees alternating in one run
 (this base base this …, so a loaded machine slows both alike). Printed per run: req/s, p50, p99,
-p99/p50, max, server CPU per request, and per 1,000 requests the collections of each generation,
+p99/p50, max, the same percentiles of each request's time inside the server process (head
+parsed → answer written), server CPU per request, and per 1,000 requests the collections of each generation,
 their pause time and the longest pause, and the event loop's turns over 20 ms (from a 1 ms tick):
 its own (the main thread was on CPU through most of it) or preempted (the machine ran something
 else); then the medians' ratios this/base.
@@ -82,12 +83,17 @@ def one_run(label: str, root: Path, args, token: str, bodies_lua: Path, workdir:
     row["preempted_per_k"] = loop["long_preempted"] / n * 1000
     row["longest_own_ms"] = loop["longest_own_ms"]
     row["longest_preempted_ms"] = loop["longest_preempted_ms"]
+    inside = gc_stats["inside"]
+    row["inside_p50"], row["inside_p99"] = inside["wall"]["p50_ms"], inside["wall"]["p99_ms"]
+    row["cpu_p50"], row["cpu_p99"] = inside["cpu"]["p50_ms"], inside["cpu"]["p99_ms"]
     return row
 
 
 def show(row: dict) -> str:
     return (f"| {row['round']} | {row['tree']} | {row['rps']:,.0f} | {row['p50']:.2f} | {row['p99']:.2f} | "
-            f"{row['p99'] / row['p50']:.2f}× | {row['max']:.1f} | {row['cpu_us']:.0f} | "
+            f"{row['p99'] / row['p50']:.2f}× | {row['max']:.1f} | {row['inside_p50']:.2f} / {row['inside_p99']:.2f} | "
+            f"{row['cpu_p50']:.2f} / {row['cpu_p99']:.2f} ({row['cpu_p99'] / row['cpu_p50'] if row['cpu_p50'] else 0:.2f}×) | "
+            f"{row['cpu_us']:.0f} | "
             f"{row['gen0_per_k']:.1f} / {row['gen1_per_k']:.2f} / {row['gen2_per_k']:.3f} | "
             f"{row['gc_us_per_req']:.1f} | {row['gc_max_ms']:.2f} ({row['gc_max_cpu_ms']:.2f} CPU) | {row['own_stalls_per_k']:.2f} / {row['longest_own_ms']:.0f} | "
             f"{row['preempted_per_k']:.2f} / {row['longest_preempted_ms']:.0f} | {row['bad']} |")
@@ -116,10 +122,10 @@ def main() -> int:
     trees = {"this": ROOT, "base": Path(args.base).resolve()}
     print(f"http_gc: this {ROOT} against base {trees['base']}; c={args.connections}, {args.rounds} round(s) of "
           f"{args.warmup} s warm-up + {args.duration} s; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    print("| round | tree | req/s | p50 ms | p99 ms | p99/p50 | max ms | CPU µs/req | GC gen0 / gen1 / gen2 per 1k req "
+    print("| round | tree | req/s | p50 ms | p99 ms | p99/p50 | max ms | in the server p50 / p99 ms | same on its CPU clock p50 / p99 ms | CPU µs/req | GC gen0 / gen1 / gen2 per 1k req "
           "| GC µs/req | longest GC ms | own loop stalls > 20 ms per 1k req / longest ms "
           "| preempted > 20 ms per 1k req / longest ms | bad |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     rows = []
     with tempfile.TemporaryDirectory(prefix="http_gc_") as tmp:
         workdir = Path(tmp)
@@ -137,7 +143,10 @@ def main() -> int:
     for key, name in (("cpu_us", "CPU µs/req"), ("p50", "p50"), ("p99", "p99"), ("gc_us_per_req", "GC µs/req")):
         print(f"median {name}: this {med('this', key):.1f}, base {med('base', key):.1f}, this/base {med('this', key) / med('base', key):.2f}×")
     spread = {t: statistics.median(r["p99"] / r["p50"] for r in rows if r["tree"] == t) for t in trees}
-    print(f"median p99/p50: this {spread['this']:.2f}×, base {spread['base']:.2f}×")
+    print(f"median p99/p50 (wrk): this {spread['this']:.2f}×, base {spread['base']:.2f}×")
+    own = {t: statistics.median(r["cpu_p99"] / r["cpu_p50"] for r in rows if r["tree"] == t and r["cpu_p50"]) for t in trees}
+    print(f"median p99/p50 inside the server on its CPU clock (preemption left out): this {own['this']:.2f}×, "
+          f"base {own['base']:.2f}×")
     paired = [t["cpu_us"] / b["cpu_us"] for t, b in zip([r for r in rows if r["tree"] == "this"],
                                                          [r for r in rows if r["tree"] == "base"], strict=True)]
     print(f"CPU per request this/base, paired by round: {' '.join(f'{p:.2f}×' for p in paired)}; median {statistics.median(paired):.2f}×")

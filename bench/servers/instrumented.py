@@ -56,6 +56,52 @@ class LoopWatch:
                 "longest_own_ms": max(own, default=0.0) * 1000, "longest_preempted_ms": max(preempted, default=0.0) * 1000}
 
 
+class ServerLatency:
+    """Each request's time inside this process: from the parser's first callback of its head to
+    the end of its answer (uvicorn's ``on_message_begin`` → ``on_response_complete``), on the wall
+    clock and on the main thread's CPU clock. Against wrk's latency the wall figure tells a wait in
+    this process from one in the kernel or the client; the CPU figure is the same wait with the
+    time the machine gave the core to other processes left out (what this code's own work and
+    ordering make of the tail)."""
+
+    def __init__(self) -> None:
+        self.seconds: list[float] = []
+        self.cpu_seconds: list[float] = []  # the same span on the main thread's CPU clock
+
+    def install(self) -> None:
+        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+        begin, complete = HttpToolsProtocol.on_message_begin, HttpToolsProtocol.on_response_complete
+        seconds, cpu_seconds = self.seconds, self.cpu_seconds
+
+        def on_message_begin(protocol) -> None:
+            protocol._bench_began = time.perf_counter(), time.thread_time()
+            begin(protocol)
+
+        def on_response_complete(protocol) -> None:
+            wall, cpu = protocol._bench_began
+            seconds.append(time.perf_counter() - wall)
+            cpu_seconds.append(time.thread_time() - cpu)
+            complete(protocol)
+
+        HttpToolsProtocol.on_message_begin = on_message_begin  # type: ignore[method-assign]
+        HttpToolsProtocol.on_response_complete = on_response_complete  # type: ignore[method-assign]
+
+    def reset(self) -> None:
+        self.seconds.clear()
+        self.cpu_seconds.clear()
+
+    def summary(self) -> dict:
+        out = {}
+        for name, values in (("wall", sorted(self.seconds)), ("cpu", sorted(self.cpu_seconds))):
+            if values:
+                out[name] = {"p50_ms": values[len(values) // 2] * 1000, "p99_ms": values[int(len(values) * 0.99)] * 1000,
+                             "max_ms": values[-1] * 1000}
+            else:
+                out[name] = {"p50_ms": 0.0, "p99_ms": 0.0, "max_ms": 0.0}
+        return out
+
+
 class GcWatch:
     def __init__(self) -> None:
         self.pauses: dict[int, list[float]] = {0: [], 1: [], 2: []}
@@ -103,6 +149,8 @@ def main() -> int:
     from app.http import serve
 
     loop_watch = LoopWatch()
+    latency = ServerLatency()
+    latency.install()
     startup = uvicorn.Server.startup
 
     async def startup_then_watch(self, sockets=None) -> None:
@@ -117,6 +165,7 @@ def main() -> int:
     def measure_from_here(*_) -> None:
         watch.reset()
         loop_watch.reset()
+        latency.reset()
         if profiler:
             profiler.enable()  # in the signal handler: the main thread, which runs the event loop
 
@@ -132,7 +181,7 @@ def main() -> int:
             profiler.dump_stats(args.profile)
         gc.callbacks.remove(watch)
         with open(args.stats, "w") as out:
-            json.dump({**watch.summary(), "loop": loop_watch.summary()}, out)
+            json.dump({**watch.summary(), "loop": loop_watch.summary(), "inside": latency.summary()}, out)
     return code
 
 
