@@ -10,7 +10,11 @@ sending exactly as a naive uploader does, and always reads the status.
   the client sends (well more than the kernel's socket buffers pass after the answer), the client
   stops after 12 MiB, half-closes and reads the answer to its end — no reset, never the 1 GB;
 * a client that never stops sending is cut off at the byte cap, one that trickles at the total
-  time, one that goes quiet at the time between reads — and the service serves others meanwhile.
+  time, one that goes quiet at the time between reads — and the service serves others meanwhile;
+* at most ``max_requests_in_flight`` connections linger; past that a refusal closes at once.
+
+401, 403 and 413 close the connection; 415 keeps it, and its close at the body's wire budget
+lingers the same way.
 """
 
 from __future__ import annotations
@@ -69,17 +73,20 @@ class Refusal:
     status: int
     token: bool = True
     origin: bool = False
+    content_type: bytes = b"application/json"
 
 
 REFUSALS = [
     Refusal("401 without a token", 401, token=False),
     Refusal("403 for an Origin", 403, origin=True),
     Refusal("413 for the size", 413),
+    # Answered with the connection kept: the body is read on, and the close at the wire budget lingers.
+    Refusal("415 for the media type", 415, content_type=b"text/plain"),
 ]
 
 
 def request_head(server: RealServer, refusal: Refusal, framing: bytes) -> bytes:
-    out = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" + framing + b"\r\n"
+    out = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: " + refusal.content_type + b"\r\n" + framing + b"\r\n"
     if refusal.token:
         out += b"Authorization: Bearer " + server.token.encode() + b"\r\n"
     if refusal.origin:
@@ -178,13 +185,13 @@ MARGIN = 2.0  # scheduling slack on a shared machine
 
 
 class ThreadServer:
-    """uvicorn with the service's app and protocol (``SHORT`` limits) in a thread of this process;
+    """uvicorn with the service's app and protocol (``SHORT`` limits by default) in a thread of this process;
     ``lingering`` is the protocol's own set of lingering connections, watched by the tests."""
 
-    def __init__(self, token: str):
+    def __init__(self, token: str, limits: ConnectionLimits = SHORT):
         app = create_app(Router(load_policy(), Limits()), [token.encode()])
         self.port = free_port()
-        protocol = protocol_class(SHORT, Observer())
+        protocol = protocol_class(limits, Observer())
         self.lingering = protocol.lingering
         config = uvicorn.Config(app, host="127.0.0.1", port=self.port, **{
             **UVICORN_OPTIONS, "http": protocol, "log_level": "critical"})
@@ -210,6 +217,9 @@ def short():
         yield server
 
 
+REFUSED_HEAD = b"POST /mcp HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 1000000000\r\n\r\n"
+
+
 def trickle(sock: socket.socket) -> None:
     """One KiB every 0.1 s (a send error once the server has closed ends the sending)."""
     try:
@@ -230,8 +240,7 @@ def test_lingering_is_bounded_in_time(short, keep_sending, low, high):
     """A tokenless POST declaring 1 GB: its 401, then the client trickles or goes quiet; the
     connection leaves the server's lingering set (it is closed) at the bound, not before."""
     with socket.create_connection(("127.0.0.1", short.port), timeout=10) as sock:
-        sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
-                     b"Content-Length: 1000000000\r\n\r\n")
+        sock.sendall(REFUSED_HEAD)
         status, _, _ = read_response(sock, 10)
         answered = time.monotonic()
         assert len(short.lingering) == 1  # linger() runs right after the answer is written
@@ -242,3 +251,40 @@ def test_lingering_is_bounded_in_time(short, keep_sending, low, high):
     print(f"{keep_sending.__name__}: closed {closed_after:.2f} s after the answer")
     assert status == 401
     assert low - 0.1 <= closed_after <= high
+
+
+def accepts_more(sock: socket.socket) -> bool:
+    """Whether the server still reads this connection: bytes sent to a closed socket come back as a
+    reset, which the next send reports; a lingering one discards them."""
+    try:
+        sock.sendall(b" " * 1024)
+        time.sleep(0.2)
+        sock.sendall(b" " * 1024)
+        return True
+    except (BrokenPipeError, ConnectionResetError):
+        return False
+
+
+def test_lingering_connections_are_bounded_by_the_requests_in_flight_limit():
+    """ROUTER_MAX_CONNECTIONS=2: two refused clients that go quiet linger; a third refusal is
+    answered and closed at once (its client still reads the status), and a request is served."""
+    token = secrets.token_urlsafe(32)
+    with ThreadServer(token, ConnectionLimits(max_requests_in_flight=2, linger_read_seconds=5.0)) as server:
+        socks = [socket.create_connection(("127.0.0.1", server.port), timeout=10) for _ in range(3)]
+        try:
+            statuses = []
+            for sock in socks:
+                sock.sendall(REFUSED_HEAD)
+                statuses.append(read_response(sock, 10)[0])
+            lingering = len(server.lingering)
+            still_read = [accepts_more(sock) for sock in socks]
+            with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+                sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nAuthorization: Bearer "
+                             + token.encode() + b"\r\nContent-Length: %d\r\n\r\n" % len(PING) + PING)
+                served = read_response(sock, 10)
+        finally:
+            for sock in socks:
+                sock.close()
+    assert statuses == [401, 401, 401]
+    assert lingering == 2 and still_read == [True, True, False]
+    assert (served[0], served[2]) == (200, PONG)
