@@ -34,7 +34,8 @@
   line, like the app's own answers.
 
 The uvicorn internals this relies on are checked by tests/http/test_protocol_internals.py, and the
-uvicorn versions it was tested with are pinned in pyproject.toml.
+uvicorn versions it was tested with are pinned in pyproject.toml. One module over the usual ~400
+lines: every limit above overrides the same uvicorn class and shares its per-connection state.
 """
 
 from __future__ import annotations
@@ -388,7 +389,6 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         self.linger()
         self.observer.request(rid, method=None, tool=None, status=status, outcome=outcome,
                               seconds=0.0 if since is None else self.loop.time() - since)
-
 
     # -- the lingering close -----------------------------------------------------------------
 
