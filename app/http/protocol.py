@@ -338,6 +338,8 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         super().on_body(body)
 
     def on_response_complete(self) -> None:
+        if self._discarding and self._linger_since is None:
+            self.linger()  # answered mid-body with the parser stopped (a 415 keeps the connection): no next request
         if self._linger_since is None:
             super().on_response_complete()
         else:

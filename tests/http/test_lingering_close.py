@@ -19,6 +19,7 @@ lingers the same way.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import secrets
 import select
@@ -288,3 +289,97 @@ def test_lingering_connections_are_bounded_by_the_requests_in_flight_limit():
     assert statuses == [401, 401, 401]
     assert lingering == 2 and still_read == [True, True, False]
     assert (served[0], served[2]) == (200, PONG)
+
+
+# -- a body beyond the wire budget, in process: two reads before the app runs ---------------------
+
+class FakeTransport:
+    """An asyncio transport that keeps what is written and whether it was half- or fully closed."""
+
+    def __init__(self) -> None:
+        self.written = b""
+        self.eof = self.closed = self.paused = False
+
+    def write(self, data: bytes) -> None:
+        assert not self.eof, "written after the half-close"
+        self.written += data
+
+    def write_eof(self) -> None:
+        self.eof = True
+
+    def can_write_eof(self) -> bool:
+        return True
+
+    def close(self) -> None:
+        self.closed = True
+
+    def is_closing(self) -> bool:
+        return self.closed
+
+    def pause_reading(self) -> None:
+        self.paused = True
+
+    def resume_reading(self) -> None:
+        self.paused = False
+
+    def get_extra_info(self, name, default=None):
+        return {"sockname": ("127.0.0.1", 8000), "peername": ("127.0.0.1", 50000)}.get(name, default)
+
+
+def _chunk(data: bytes) -> bytes:
+    return b"%x\r\n" % len(data) + data + b"\r\n"
+
+
+@dataclass(frozen=True)
+class TwoReads:
+    id: str
+    content_type: bytes
+    first: bytes  # after the head, in the head's read
+    second: bytes  # the next read, which takes the body past the wire budget
+    answer: int | None  # None: closed unanswered
+    lingers: bool
+
+
+TWO_READS = [
+    TwoReads("a body past the limit: the 413 first, then the lingering close", b"application/json",
+             _chunk(b" " * 65_536), _chunk(b" " * 150_000), 413, lingers=True),
+    TwoReads("a 415 kept the connection: answered, then the lingering close", b"text/plain",
+             _chunk(b" " * 65_536), _chunk(b" " * 150_000), 415, lingers=True),
+    TwoReads("framing beyond any honest body (a small body, an endless trailer): closed unanswered",
+             b"application/json", _chunk(PING) + b"0\r\nX-Trailer: ", b"a" * 200_000, None, lingers=False),
+]
+
+
+@pytest.mark.parametrize("row", TWO_READS, ids=[r.id for r in TWO_READS])
+def test_a_body_beyond_the_wire_budget_before_the_app_ran(row):
+    token = secrets.token_urlsafe(32)
+
+    async def drive():
+        from uvicorn.server import ServerState
+
+        app = create_app(Router(load_policy(), Limits()), [token.encode()])
+        protocol_cls = protocol_class(ConnectionLimits(), Observer())
+        config = uvicorn.Config(app, **{**UVICORN_OPTIONS, "http": protocol_cls, "lifespan": "off"})
+        config.load()
+        state = ServerState()
+        protocol = config.http_protocol_class(config=config, server_state=state, app_state={},
+                                              _loop=asyncio.get_running_loop())
+        transport = FakeTransport()
+        protocol.connection_made(transport)
+        protocol.data_received(b"POST /mcp HTTP/1.1\r\nHost: t\r\nContent-Type: " + row.content_type
+                               + b"\r\nAuthorization: Bearer " + token.encode()
+                               + b"\r\nTransfer-Encoding: chunked\r\n\r\n" + row.first)
+        protocol.data_received(row.second)
+        for _ in range(20):  # the app's task: it answers at once, or waits for a body that never comes
+            await asyncio.sleep(0)
+        outcome = (transport.written, transport.closed, transport.eof, protocol in protocol_cls.lingering)
+        protocol.connection_lost(None)
+        return outcome
+
+    written, closed, half_closed, lingering = asyncio.run(drive())
+    if row.answer is None:
+        assert written == b"" and closed
+    else:
+        assert written.startswith(b"HTTP/1.1 %d " % row.answer), written[:100]
+        assert not closed
+    assert lingering is row.lingers and half_closed is row.lingers
