@@ -215,10 +215,10 @@ def _install_harvest() -> None:
 
     original_call = engine.Router.call
 
-    def call(self, tool, arguments):
+    def call(self, tool, arguments, *args, **kwargs):
         if isinstance(arguments, dict):
             _harvest(arguments, depth=0)
-        return original_call(self, tool, arguments)
+        return original_call(self, tool, arguments, *args, **kwargs)
 
     engine.Router.call = call
 
