@@ -13,8 +13,9 @@ What is remembered:
 * explicitly: ``remember(token, text, ...)`` from tests and fixtures (tokens of servers started in
   subprocesses, texts sent over a socket);
 * automatically: every token an in-process app is built with (``BearerGuard`` construction), the
-  value of every fixture whose name contains ``token``, and every string inside the arguments that
-  reach ``Router.call`` in-process.
+  value of every fixture whose name contains ``token``, every string inside the arguments that
+  reach ``Router.call`` in-process, and every JWT that reaches ``JwtVerifier.verify`` with each of
+  its claim values (subject, client id, issuer, audience, scopes, jti).
 
 Secrets too short or too plain to be told apart from a category (ASCII shorter than 8 characters)
 are ignored. Because every logged value must consist of category characters only, a secret with
@@ -221,6 +222,35 @@ def _install_harvest() -> None:
         return original_call(self, tool, arguments, *args, **kwargs)
 
     engine.Router.call = call
+
+    from app.http import oauth
+
+    original_verify = oauth.JwtVerifier.verify
+
+    async def verify(self, token):
+        remember(token)
+        _harvest_claims(token)
+        return await original_verify(self, token)
+
+    oauth.JwtVerifier.verify = verify
+
+
+def _harvest_claims(token: Any) -> None:
+    """Every claim value of a JWT that reaches the verifier (subject, client id, jti…), read without
+    verification: forged and expired tokens must not reach the log either."""
+    import jwt
+
+    try:
+        claims = jwt.decode(token, options={"verify_signature": False})
+    except Exception:  # noqa: BLE001 - a malformed token has no claims to remember
+        return
+    for name, value in claims.items():
+        if name in ("iat", "nbf", "exp", "pad"):
+            continue  # numbers, or the filler of the oversize row
+        if isinstance(value, str):
+            AUDIT.remember(value)
+        elif isinstance(value, list):
+            AUDIT.remember(*[v for v in value if isinstance(v, str)])
 
 
 def _harvest(value: Any, depth: int) -> None:
