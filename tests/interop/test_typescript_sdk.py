@@ -23,6 +23,8 @@ from .conftest import ACK_ROUND_TRIP, BAD_CALL, CALLS, FIVE_TOOLS, IN_CI
 
 TS_DIR = Path(__file__).resolve().parent / "ts"
 SDK = "@modelcontextprotocol/sdk"
+# Everything `npm ci` must have installed: the SDK, and the authorization server of the OAuth tests.
+PACKAGES = (SDK, "oidc-provider")
 NPM_CI_TIMEOUT_SECONDS = 120
 CLIENT_TIMEOUT_SECONDS = 60
 
@@ -37,23 +39,27 @@ def _tool(name: str) -> str:
     return path
 
 
-def _locked_version() -> str:
+def _locked_version(package: str = SDK) -> str:
     lock = json.loads((TS_DIR / "package-lock.json").read_text())
-    return lock["packages"][f"node_modules/{SDK}"]["version"]
+    return lock["packages"][f"node_modules/{package}"]["version"]
 
 
-def _installed_version() -> str | None:
+def _installed_version(package: str = SDK) -> str | None:
     try:
-        return json.loads((TS_DIR / "node_modules" / SDK / "package.json").read_text())["version"]
+        return json.loads((TS_DIR / "node_modules" / package / "package.json").read_text())["version"]
     except (OSError, ValueError, KeyError):
         return None
+
+
+def _installed_as_locked() -> bool:
+    return all(_installed_version(p) == _locked_version(p) for p in PACKAGES)
 
 
 def _ensure_node_modules(npm: str) -> None:
     lock_path = Path(tempfile.gettempdir()) / f"a207-interop-npm-{hashlib.sha256(str(TS_DIR).encode()).hexdigest()[:16]}.lock"
     with open(lock_path, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
-        if _installed_version() == _locked_version():
+        if _installed_as_locked():
             return
         try:
             done = subprocess.run(
@@ -68,7 +74,7 @@ def _ensure_node_modules(npm: str) -> None:
             pytest.fail(f"`npm ci` in {TS_DIR} did not finish in {NPM_CI_TIMEOUT_SECONDS} s", pytrace=False)
         if done.returncode != 0:
             pytest.fail(f"`npm ci` in {TS_DIR} failed ({done.returncode}):\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}", pytrace=False)
-        assert _installed_version() == _locked_version(), "npm ci did not install the locked SDK version"
+        assert _installed_as_locked(), "npm ci did not install the locked versions"
 
 
 @pytest.fixture(scope="module")
