@@ -47,6 +47,11 @@ JWKS_MAX_BYTES = 65_536
 REFETCH_INTERVAL_SECONDS = 60.0  # an unknown kid refetches at most this often (SPEC §5.4a)
 RETRY_SECONDS = 5.0  # while no key set was ever loaded (not ready yet), retry this often
 ROLE_SCOPE_PREFIX = "router:"
+# Tokens already verified, kept until they expire or the key set changes. A platform reuses one
+# access token for its whole lifetime (minutes), and a full check costs about as much as the
+# decision itself (RSA verification plus PyJWT's pure-Python base64 alphabet check: ~1.8x a
+# static-token call, bench/jwt_bench.py). 4,096 entries of ~1-2 KiB is a few MiB at most.
+VERIFIED_CACHE_SIZE = 4_096
 
 # Asymmetric algorithms only: with a shared secret the issuer's key would have to live here too.
 SIGNING_ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA")
@@ -132,6 +137,8 @@ class JwksCache:
         self.algorithms = algorithms
         self.clock = clock
         self.keys: dict[str | None, PyJWK] = {}
+        self.generation = 0  # changes whenever the key set does (verified tokens are then checked again)
+        self._data = b""
         self.fetches = 0  # attempts, successful or not (what the issuer sees)
         self._next_refresh_at = 0.0  # when the background refresh fetches next
         self._refetched_at: float | None = None  # last fetch caused by an unknown kid
@@ -164,6 +171,9 @@ class JwksCache:
             # sooner while nothing was ever loaded: the service is not ready until then).
             self._next_refresh_at = self.clock() + (REFETCH_INTERVAL_SECONDS if self.keys else RETRY_SECONDS)
             return False
+        if data != self._data:
+            self.generation += 1
+            self._data = data
         self.keys = keys
         self._next_refresh_at = self.clock() + self.cache_seconds
         return True
@@ -216,6 +226,7 @@ class JwtRules:
 
 class Granted(NamedTuple):
     roles: frozenset[str]  # the caller roles of the token's router:<role> scopes
+    until: float  # exp + leeway: a verified token is reused until then (or until the keys change)
 
 
 class Refused(NamedTuple):
@@ -256,13 +267,32 @@ def token_scopes(claims: dict[str, Any]) -> frozenset[str]:
 
 
 class JwtVerifier:
-    def __init__(self, rules: JwtRules, keys: JwksCache):
+    def __init__(self, rules: JwtRules, keys: JwksCache, now: Callable[[], float] = time.time):
         self.rules = rules
         self.keys = keys
+        self.now = now
         self._algorithms = list(rules.algorithms)
         self._options = {"require": ["exp", "iss", "aud"]}
+        self._verified: dict[bytes, Granted] = {}
+        self._generation = keys.generation
 
     async def verify(self, token: bytes) -> Granted | Refused:
+        if self._generation != self.keys.generation:
+            self._verified.clear()
+            self._generation = self.keys.generation
+        seen = self._verified.get(token)
+        if seen is not None:
+            if self.now() < seen.until:
+                return seen
+            del self._verified[token]
+        verdict = await self._verify(token)
+        if isinstance(verdict, Granted) and self._generation == self.keys.generation:
+            if len(self._verified) >= VERIFIED_CACHE_SIZE:
+                del self._verified[next(iter(self._verified))]  # the oldest entry
+            self._verified[token] = verdict
+        return verdict
+
+    async def _verify(self, token: bytes) -> Granted | Refused:
         if len(token) > MAX_TOKEN_BYTES:
             return Refused(401, "too_large")
         try:
@@ -286,7 +316,8 @@ class JwtVerifier:
         scopes = token_scopes(claims)
         if self.rules.required_scope not in scopes:
             return Refused(403, "insufficient_scope")
-        return Granted(frozenset(s[len(ROLE_SCOPE_PREFIX):] for s in scopes if s.startswith(ROLE_SCOPE_PREFIX)))
+        roles = frozenset(s[len(ROLE_SCOPE_PREFIX):] for s in scopes if s.startswith(ROLE_SCOPE_PREFIX))
+        return Granted(roles, float(claims["exp"]) + self.rules.leeway_seconds)
 
 
 def metadata_url(public_url: str) -> str:

@@ -5,6 +5,7 @@ rotation, size cap, timeout), RFC 9728 metadata, and what the access log says ab
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import secrets
 import time
@@ -12,7 +13,7 @@ import time
 import pytest
 
 from app.http.app import create_app
-from app.http.oauth import MAX_TOKEN_BYTES, REFETCH_INTERVAL_SECONDS, JwksCache, KeySource
+from app.http.oauth import MAX_TOKEN_BYTES, REFETCH_INTERVAL_SECONDS, Granted, JwksCache, JwtVerifier, KeySource, Refused
 from tests.http.asgi import AppRunner, call, mcp_headers
 from tests.http.jwt_kit import AUDIENCE, METADATA_URL, PUBLIC_URL, Issuer, SigningKey
 from tests.privacy_plugin import remember
@@ -195,7 +196,8 @@ def test_rotation_at_the_issuer_works_without_restart(router):
     deployment = Deployment(router)
     issuer = deployment.issuer
     try:
-        assert _status(deployment.send(issuer.mint())) == "proceed"
+        old_token = issuer.mint()
+        assert _status(deployment.send(old_token)) == "proceed"
         new = SigningKey("RSA")
         issuer.published = [new, *issuer.published]  # the issuer publishes the new key and signs with it
         assert _status(deployment.send(issuer.mint(new))) == "proceed"
@@ -203,7 +205,8 @@ def test_rotation_at_the_issuer_works_without_restart(router):
         issuer.published = [new]  # the old key retired at the issuer, picked up by the next refresh
         deployment.clock.offset += 301
         assert deployment.runner.run(deployment.setup.keys.refresh()) is True
-        assert deployment.send(issuer.mint(issuer.keys[0])).status == 401
+        retired = deployment.send(old_token)  # accepted (and remembered as verified) before: not any more
+        assert (retired.status, retired.header("www-authenticate")) == (401, INVALID)
         assert _status(deployment.send(issuer.mint(new))) == "proceed"
     finally:
         deployment.close()
@@ -306,3 +309,26 @@ def test_the_log_audit_knows_every_token_and_claim_the_verifier_saw(jwt_mode):
     token = jwt_mode.issuer.mint(sub=subject, exp=int(time.time()) - 600)  # refused tokens count too
     assert jwt_mode.send(token).status == 401
     assert token in AUDIT.plain and subject in AUDIT.plain
+
+
+def test_a_verified_token_is_reused_only_until_it_expires():
+    issuer = Issuer()
+    keys = JwksCache(KeySource(url=issuer.jwks_url), 300)
+    verifier = JwtVerifier(dataclasses.replace(issuer.rules(), leeway_seconds=0), keys)
+    expires = int(time.time()) + 2
+    token = issuer.mint(exp=expires).encode()
+    remember(token)
+
+    async def scenario():
+        assert await keys.refresh()
+        first = await verifier.verify(token)
+        assert isinstance(first, Granted) and first.until == expires
+        assert await verifier.verify(token) is first  # reused, not checked again
+        await asyncio.sleep(max(0.0, expires - time.time()) + 0.2)
+        assert await verifier.verify(token) == Refused(401, "expired")
+        assert token not in verifier._verified
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        issuer.close()
