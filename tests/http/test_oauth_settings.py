@@ -127,3 +127,9 @@ def test_the_server_refuses_to_start_before_listening(tmp_path, values):
     assert "ROUTER_JWT_" in process.stderr and MARK not in process.stderr + process.stdout
     with socket.socket() as s:
         assert s.connect_ex(("127.0.0.1", port)) != 0
+
+
+def test_env_example_lists_every_setting():
+    text = (ROOT / ".env.example").read_text(encoding="utf-8")
+    names = sorted(f"ROUTER_{name.upper()}" for name in ServiceSettings.model_fields)
+    assert [n for n in names if f"\n{n}=" not in text] == []
