@@ -7,7 +7,8 @@ loopback http.
 * The official Python client performs its own discovery: 401 → ``resource_metadata`` → the
   metadata document → the authorization server's metadata → a client-credentials token with the
   resource indicator → tools/call.
-* The official TypeScript client calls every interop case with a token from the server.
+* The official TypeScript client calls every interop case with a token from the server, and
+  performs the same discovery with its own ClientCredentialsProvider.
 * A ``parent_assistant``-only token asking as ``doctor_assistant`` is denied at INPUT.
 * Key rotation at the server (a new ``kid``) works with no restart of this service.
 """
@@ -264,19 +265,34 @@ def test_rotation_at_the_server_works_without_restart(deployment):
     assert _run(_route(url, old, "parent_assistant"))["status"] == "proceed"  # the old key is still published
 
 
-def test_typescript_sdk_calls_every_case_with_a_token_from_the_server(deployment, interop_cases, tmp_path):
-    auth, url = deployment
-    node = _tool("node")
-    token = _token(auth, "full", url)["access_token"]
+def _ts_client(url: str, calls: list, credentials: dict[str, str], tmp_path: Path) -> dict:
     calls_file = tmp_path / "calls.json"
-    calls_file.write_text(json.dumps([{"tool": c.tool, "arguments": c.arguments} for c in [*CALLS, BAD_CALL]], ensure_ascii=False),
+    calls_file.write_text(json.dumps([{"tool": c.tool, "arguments": c.arguments} for c in calls], ensure_ascii=False),
                           encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ROUTER_")}
-    env["MCP_BEARER_TOKEN"] = token
-    done = subprocess.run([node, str(TS_DIR / "client.mjs"), url, str(calls_file)], cwd=TS_DIR, env=env,
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ROUTER_", "MCP_"))}
+    env.update(credentials)
+    done = subprocess.run([_tool("node"), str(TS_DIR / "client.mjs"), url, str(calls_file)], cwd=TS_DIR, env=env,
                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=CLIENT_TIMEOUT_SECONDS)
     assert done.returncode == 0, done.stderr[-4000:]
-    results = json.loads(done.stdout)["results"]
+    return json.loads(done.stdout)
+
+
+def test_typescript_sdk_discovers_the_authorization_server_and_calls_a_tool(deployment, interop_cases, tmp_path):
+    auth, url = deployment
+    full = auth.clients["full"]
+    output = _ts_client(url, CALLS[:3], {"MCP_OAUTH_CLIENT_ID": full.client_id, "MCP_OAUTH_CLIENT_SECRET": full.client_secret,
+                                         "MCP_OAUTH_ISSUER": auth.issuer, "MCP_OAUTH_SCOPE": full.scope}, tmp_path)
+    assert [r["structuredContent"] for r in output["results"]] == [result for _, result in interop_cases[:3]]
+    exchanges = [(verb, status, path) for verb, _, status, path in output["http"]]
+    assert exchanges[0] == ("POST", 401, "/mcp"), exchanges
+    assert ("GET", 200, "/.well-known/oauth-protected-resource/mcp") in exchanges, exchanges
+    assert ("POST", 200, "/token") in exchanges, exchanges
+
+
+def test_typescript_sdk_calls_every_case_with_a_token_from_the_server(deployment, interop_cases, tmp_path):
+    auth, url = deployment
+    token = _token(auth, "full", url)["access_token"]
+    results = _ts_client(url, [*CALLS, BAD_CALL], {"MCP_BEARER_TOKEN": token}, tmp_path)["results"]
     expected = [result for call, result in interop_cases]
     assert [r["structuredContent"] for r in results] == expected
     decisions = [r["structuredContent"]["status"] for r, c in zip(results, CALLS) if c.tool == "route_request"]

@@ -161,12 +161,12 @@ def test_bad_argument_reaches_a_callTool_user(ts_output):
 def test_http_exchanges_follow_the_profile(ts_output):
     """initialize first; requests 200, the notification 202; a GET (SSE) is refused with 405."""
     http = ts_output["http"]
-    posts = [(method, status) for verb, method, status in http if verb == "POST"]
+    posts = [(method, status) for verb, method, status, *_ in http if verb == "POST"]
     assert posts[0] == ("initialize", 200), http
     assert ("notifications/initialized", 202) in posts, http
     assert all(status == (202 if method.startswith("notifications/") else 200) for method, status in posts), http
-    assert all(status == 405 for verb, _, status in http if verb == "GET"), http
-    assert {verb for verb, _, _ in http} <= {"POST", "GET", "DELETE"}, http
+    assert all(status == 405 for verb, _, status, *_ in http if verb == "GET"), http
+    assert {verb for verb, *_ in http} <= {"POST", "GET", "DELETE"}, http
 
 
 def test_acknowledgement_round_trip(ts_output, interop_cases):
