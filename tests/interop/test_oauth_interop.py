@@ -34,7 +34,7 @@ import pytest
 from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.privacy_plugin import record_lines, remember
+from tests.privacy_plugin import _harvest_claims, record_lines, remember
 
 from .conftest import BAD_CALL, CALLS, HOST, START_TIMEOUT_SECONDS, _LIBC, _NO_PROXY, _die_with_parent, _free_port, _ready, _stop, _tail
 from .test_typescript_sdk import CLIENT_TIMEOUT_SECONDS, TS_DIR, _ensure_node_modules, _tool
@@ -91,14 +91,14 @@ def deployment(tmp_path_factory):
     other = "https://another-resource.example.test/mcp"
     clients = {"full": _client(ALL_SCOPES), "parent": _client("router router:parent_assistant"),
                "roles_only": _client("router:parent_assistant")}
-    remember(*(c.client_secret for c in clients.values()))
+    remember(*(c.client_secret for c in clients.values()), *(c.client_id for c in clients.values()))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ROUTER_", "AS_"))}
     env.update(AS_RESOURCES=json.dumps([resource, other]), AS_SCOPES=ALL_SCOPES,
                AS_CLIENTS=json.dumps([c._asdict() for c in clients.values()]))
     auth_proc = subprocess.Popen([node, str(TS_DIR / "auth_server.mjs")], cwd=TS_DIR, env=env, stdin=subprocess.DEVNULL,
                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                                  preexec_fn=_die_with_parent if _LIBC is not None else None)
-    server = None
+    server = issuer = None
     log = workdir / "server.log"
     try:
         line = _wait_line(auth_proc, START_TIMEOUT_SECONDS)
@@ -130,6 +130,10 @@ def deployment(tmp_path_factory):
         if server is not None:
             _stop(server)
             record_lines(log.read_bytes().decode(errors="replace").splitlines())  # the session-wide log audit
+        if auth_proc.poll() is None and issuer is not None:
+            for token in _stats(AuthServer(issuer, clients, other))["issued"]:  # the SDKs' own tokens too
+                remember(token)
+                _harvest_claims(token)
         _stop(auth_proc)
 
 

@@ -8,7 +8,8 @@
 // Prints one line `{"issuer": "http://127.0.0.1:N"}` once it listens. Signing keys are generated
 // here at start. Two test-only routes on the same loopback port: POST /__rotate publishes a new key
 // first in the JWKS (so new tokens carry a new kid; the old key stays published), GET /__stats
-// answers {"jwksFetches": n, "kids": [...]} (how often a resource server fetched the key set).
+// answers {"jwksFetches": n, "kids": [...], "issued": [...]} (how often a resource server fetched the
+// key set, and every access token issued: the tests' log audit looks for each in every log line).
 
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -32,6 +33,7 @@ function newKey() {
 
 let keys = [newKey()];
 let jwksFetches = 0;
+const issued = []; // every access token handed out, so the tests' log audit can look for them
 let provider;
 
 function build(issuer) {
@@ -81,10 +83,22 @@ const server = createServer((req, res) => {
   }
   if (path === '/__stats') {
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ jwksFetches, kids: keys.map((k) => k.kid) }));
+    res.end(JSON.stringify({ jwksFetches, kids: keys.map((k) => k.kid), issued }));
     return;
   }
   if (path === '/jwks') jwksFetches += 1;
+  if (path === '/token') {
+    const end = res.end.bind(res);
+    res.end = (chunk, ...rest) => {
+      try {
+        const token = JSON.parse(chunk.toString()).access_token;
+        if (token) issued.push(token);
+      } catch {
+        // not a token response (an error body): nothing to remember
+      }
+      return end(chunk, ...rest);
+    };
+  }
   provider.callback()(req, res);
 });
 
