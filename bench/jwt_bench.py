@@ -158,8 +158,11 @@ def jwt_against_static(rounds: int) -> None:
 def token_mode_against(base_dir: Path, rounds: int) -> None:
     children = {}
     for label, tree in (("base", base_dir), ("this", ROOT)):
+        # One hash seed for both: string hashing otherwise differs per process and moves the figures
+        # by several per cent (two copies of the same tree measured 0.91-0.96).
         children[label] = subprocess.Popen([sys.executable, "-c", CHILD, str(tree), str(ROOT), DRIVER, str(BATCH)],
-                                           cwd=tree, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+                                           cwd=tree, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                           env={**os.environ, "PYTHONHASHSEED": "0"})
     samples: dict[str, list[float]] = {"base": [], "this": []}
     try:
         for i in range(rounds):
