@@ -151,14 +151,16 @@ class JwksCache:
 
     async def refresh(self) -> bool:
         """One fetch (shared by everyone who asks while it runs); False when it failed."""
-        if self._inflight is None:
-            self._inflight = asyncio.ensure_future(self._fetch())
         inflight = self._inflight
-        try:
-            return await asyncio.shield(inflight)
-        finally:
-            if inflight.done() and self._inflight is inflight:
-                self._inflight = None
+        if inflight is None or inflight.done():
+            inflight = self._inflight = asyncio.ensure_future(self._fetch())
+            inflight.add_done_callback(self._fetched)
+        # shielded: a caller that goes away (its request cancelled) never cancels the others' fetch
+        return await asyncio.shield(inflight)
+
+    def _fetched(self, inflight: asyncio.Future[bool]) -> None:
+        if self._inflight is inflight:
+            self._inflight = None
 
     async def _fetch(self) -> bool:
         self.fetches += 1
@@ -186,7 +188,7 @@ class JwksCache:
             return key
         now = self.clock()
         if self._refetched_at is not None and now - self._refetched_at < REFETCH_INTERVAL_SECONDS:
-            if self._inflight is None:
+            if self._inflight is None or self._inflight.done():
                 return None
             # this minute's fetch is still running (at most its timeout): its answer may hold the key
         else:

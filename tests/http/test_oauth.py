@@ -332,3 +332,23 @@ def test_a_verified_token_is_reused_only_until_it_expires():
         asyncio.run(scenario())
     finally:
         issuer.close()
+
+
+def test_a_cancelled_waiter_neither_cancels_nor_freezes_the_fetch():
+    issuer = Issuer()
+    cache = JwksCache(KeySource(url=issuer.jwks_url), 300)
+
+    async def scenario():
+        issuer.delay = 0.5
+        waiter = asyncio.ensure_future(cache.refresh())
+        await asyncio.sleep(0.1)
+        waiter.cancel()  # the request that asked went away
+        await asyncio.sleep(1.0)
+        assert cache.loaded and issuer.fetches == 1  # the fetch finished for everyone else
+        issuer.delay = 0.0
+        assert await cache.refresh() is True and issuer.fetches == 2  # and the next refresh fetches anew
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        issuer.close()
