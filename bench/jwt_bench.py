@@ -94,7 +94,8 @@ def jwt_against_static(rounds: int) -> None:
 
     sys.path.insert(0, str(ROOT))
     from app.http.app import JwtSetup, create_app
-    from app.http.oauth import JwksCache, JwtRules, KeySource
+    from app.http.oauth import JwtRules
+    from app.http.verify import JwksCache, KeySource
     from app.http.observe import configure_logging
     from app.router import Limits, Router, load_policy
     from bench.router_bench import CALLER, MESSAGE, PATIENT, REFERENCE

@@ -223,16 +223,16 @@ def _install_harvest() -> None:
 
     engine.Router.call = call
 
-    from app.http import oauth
+    from app.http import verify as jwt_verify
 
-    original_verify = oauth.JwtVerifier.verify
+    original_verify = jwt_verify.JwtVerifier.verify
 
     async def verify(self, token):
         remember(token)
         _harvest_claims(token)
         return await original_verify(self, token)
 
-    oauth.JwtVerifier.verify = verify
+    jwt_verify.JwtVerifier.verify = verify
 
 
 def _harvest_claims(token: Any) -> None:

@@ -6,6 +6,7 @@ import gc
 import time
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import orjson
 from starlette.applications import Starlette
@@ -16,8 +17,11 @@ from app.router import Router
 from . import guards
 from .endpoint import Limits, McpEndpoint
 from .guards import BearerGuard
-from .oauth import JwksCache, JwtRules, JwtVerifier, OAuthGuard, protected_resource_metadata
+from .oauth import JwtRules, OAuthGuard, protected_resource_metadata
 from .observe import Metrics, Observer
+
+if TYPE_CHECKING:
+    from .verify import JwksCache
 
 # RFC 9728 §3.1: the path for the resource https://host/mcp, and the bare one some clients try first.
 METADATA_PATHS = ("/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource")
@@ -33,7 +37,7 @@ class JwtSetup:
     """The JWT modes (SPEC §5.4a): the rules a token must meet, its issuer's keys, this server's public base URL."""
 
     rules: JwtRules
-    keys: JwksCache
+    keys: "JwksCache"
     public_url: str
 
 
@@ -50,7 +54,11 @@ def create_app(
     """``tokens`` alone: token mode; ``jwt`` alone: jwt mode; both: token+jwt."""
     observer = Observer(metrics)
     static = BearerGuard(tokens) if tokens else None
-    oauth = OAuthGuard(JwtVerifier(jwt.rules, jwt.keys), jwt.public_url, static) if jwt else None
+    oauth = None
+    if jwt is not None:
+        from .verify import JwtVerifier  # PyJWT and cryptography: JWT modes only
+
+        oauth = OAuthGuard(JwtVerifier(jwt.rules, jwt.keys), jwt.public_url, static)
     endpoint = McpEndpoint(
         McpServer(router),
         static,

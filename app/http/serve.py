@@ -10,7 +10,6 @@ import threading
 import uvicorn
 
 from .app import JwtSetup, create_app
-from .oauth import JwksCache, KeySource
 from .observe import Metrics, configure_logging
 from .protocol import protocol_class
 from .settings import ServiceSettings, SettingsError, load_settings
@@ -63,6 +62,8 @@ def serve(host: str, port: int) -> int:
         metrics.serve(settings.metrics_port, host)
     jwt = None
     if settings.uses_jwt:
+        from .verify import JwksCache, KeySource  # PyJWT and cryptography: JWT modes only
+
         source = KeySource(url=settings.jwt_jwks_url, path=settings.jwt_jwks_file)
         keys = JwksCache(source, settings.jwt_jwks_cache_seconds, settings.algorithms())
         jwt = JwtSetup(settings.jwt_rules(), keys, settings.public_url)

@@ -15,7 +15,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app.router import Limits, Policy, PolicyError, Router, load_policy
 
-from .oauth import DEFAULT_ALGORITHMS, SIGNING_ALGORITHMS, JwksError, JwtRules, is_loopback, read_jwks_file
+from .oauth import DEFAULT_ALGORITHMS, SIGNING_ALGORITHMS, JwksError, JwtRules, is_loopback
 from .protocol import ConnectionLimits
 
 ENV_PREFIX = "ROUTER_"
@@ -164,6 +164,8 @@ class ServiceSettings(RouterSettings):
                 problems.append(f"{ENV_PREFIX}JWT_ALGORITHMS: must be among {', '.join(SIGNING_ALGORITHMS)}")
                 break
         if self.jwt_jwks_file and not problems:
+            from .verify import read_jwks_file  # PyJWT: JWT modes only
+
             try:
                 read_jwks_file(self.jwt_jwks_file, algorithms)
             except JwksError as exc:

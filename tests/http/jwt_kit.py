@@ -20,7 +20,8 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
 from app.http.app import JwtSetup
-from app.http.oauth import JwksCache, JwtRules, KeySource
+from app.http.oauth import JwtRules
+from app.http.verify import JwksCache, KeySource
 
 PUBLIC_URL = "https://router.example.test"
 AUDIENCE = PUBLIC_URL + "/mcp"

@@ -13,7 +13,8 @@ import time
 import pytest
 
 from app.http.app import create_app
-from app.http.oauth import MAX_TOKEN_BYTES, REFETCH_INTERVAL_SECONDS, Granted, JwksCache, JwtVerifier, KeySource, Refused
+from app.http.oauth import MAX_TOKEN_BYTES, REFETCH_INTERVAL_SECONDS, Granted, Refused
+from app.http.verify import JwksCache, JwtVerifier, KeySource
 from tests.http.asgi import AppRunner, call, mcp_headers
 from tests.http.jwt_kit import AUDIENCE, METADATA_URL, PUBLIC_URL, Issuer, SigningKey
 from tests.privacy_plugin import remember

@@ -133,3 +133,15 @@ def test_env_example_lists_every_setting():
     text = (ROOT / ".env.example").read_text(encoding="utf-8")
     names = sorted(f"ROUTER_{name.upper()}" for name in ServiceSettings.model_fields)
     assert [n for n in names if f"\n{n}=" not in text] == []
+
+
+def test_token_mode_never_loads_pyjwt_or_cryptography():
+    """The JOSE stack (+8 MiB resident) is imported in the JWT modes only."""
+    code = ("import sys, secrets; from app.http.serve import serve; from app.http.app import create_app; "
+            "from app.http.settings import ServiceSettings; from app.router import Router, load_policy; "
+            "create_app(Router(load_policy()), [secrets.token_urlsafe(32).encode()]); "
+            "print(sorted(m for m in ('jwt', 'cryptography') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], env={**clean_env(), "PYTHONPATH": str(ROOT)}, cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "[]"
