@@ -36,14 +36,16 @@ class Analysis:
     hits: Hits  # scan of the text view: intent keywords and slot dictionaries
     squashed_hits: Hits  # scan of the squashed view (the same object when both views are equal)
     red_flags: list[Flag]  # every red-flag mention in text order, with its context (SPEC §4.7)
-    current: list[str]  # distinct terms of the current mentions: these halt
+    current: list[str]  # distinct terms of the mentions that halt: current hard ones, confirmed ones
+    soft_current: list[str]  # distinct concepts of the current soft mentions not confirmed: these ask severity
     staging: list[str]
     writes: list[WriteRef]
 
 
-def analyze(policy: Policy, raw: str, caller: str | None = None) -> Analysis:
+def analyze(policy: Policy, raw: str, caller: str | None = None, confirmed: frozenset[str] = frozenset()) -> Analysis:
     """``caller`` decides whether 我 / 本人 / 自己 are the patient (SPEC §4.7 subjects); None for
-    classify_intent, which has no caller."""
+    classify_intent, which has no caller. ``confirmed``: the concepts the user said are happening
+    now; a mention of one halts in any context (SPEC §4.7 "Soft signs ask")."""
     v = views(raw)
     hits = policy.lexicon.scan(v.text)
     squashed = policy.redline.scan(v.squashed) if v.squashed != v.text else hits
@@ -51,10 +53,25 @@ def analyze(policy: Policy, raw: str, caller: str | None = None) -> Analysis:
     get, get_squashed = hits.get, squashed.get
     critical = _critical_values(policy, v.text, hits) if "critical" in hits else []
     flags = red_flags(policy.red_flags, v, hits, squashed, critical, caller)
-    current = list(dict.fromkeys([f.term for f in flags if f.context == "current"])) if flags else []
+    current, soft_current = _halting(policy, flags, confirmed) if flags else ([], [])
     staging = _terms(get("staging"), get_squashed("staging"))
     writes = _writes(policy, v.text, hits, squashed) if "write" in hits or "write" in squashed or "_" in v.text else []
-    return Analysis(v, hits, squashed, flags, current, staging, writes)
+    return Analysis(v, hits, squashed, flags, current, soft_current, staging, writes)
+
+
+def _halting(policy: Policy, flags: list[Flag], confirmed: frozenset[str]) -> tuple[list[str], list[str]]:
+    soft = policy.red_flags.soft_terms
+    current: list[str] = []
+    asking: list[str] = []
+    for f in flags:
+        if f.concept in confirmed:
+            current.append(f.term)
+        elif f.context == "current":
+            if f.term in soft:
+                asking.append(f.concept)
+            else:
+                current.append(f.term)
+    return list(dict.fromkeys(current)), list(dict.fromkeys(asking))
 
 
 def _terms(first: list[Hit] | None, second: list[Hit] | None) -> list[str]:

@@ -35,6 +35,9 @@ class ConceptEntry(_Strict):
     group: Name
     terms: Terms
     patterns: dict[Name, NonEmpty] = {}
+    # SPEC §4.7 "Soft signs ask": parents' mild forms; a current one asks `severity_question`.
+    soft_terms: list[NonEmpty] = []
+    severity_question: NonEmpty | None = None
 
 
 class CriticalValueEntry(_Strict):
@@ -64,7 +67,9 @@ class P0Entry(_Strict):
     concepts: Annotated[list[ConceptEntry], Field(min_length=1)]
 
 
-CueKind = Literal["negation", "pseudo", "now", "past", "hypothetical", "habitual", "manner", "contrast"]
+CueKind = Literal[
+    "negation", "pseudo", "now", "past", "hypothetical", "habitual", "manner", "contrast", "recurrence", "now_clause", "ongoing"
+]
 # Which (kind, direction, scope) a cue may have: SPEC §4.7's table, nothing else.
 ALLOWED_CUES = {
     ("negation", "before", "next_mention"),
@@ -78,6 +83,9 @@ ALLOWED_CUES = {
     ("habitual", "before", "clause"),
     ("manner", "before", "none"),
     ("contrast", "before", "terminate"),
+    ("recurrence", "before", "next_mention"),
+    ("now_clause", "before", "clause"),
+    ("ongoing", "before", "sentence"),
 }
 
 
@@ -97,6 +105,11 @@ class ContextEntry(_Strict):
     self_words: Terms
     self_is_patient_for: list[NonEmpty]
     self_not_inside: list[NonEmpty] = []
+    subject_not_inside: list[NonEmpty] = []
+    place_after: list[NonEmpty] = []
+    carer_before: list[NonEmpty] = []
+    carer_before_if_patient: list[NonEmpty] = []
+    negation_filler: list[NonEmpty] = []
     third_person_words: Terms
     governing_links: Terms
     enumeration_joiners: Terms
@@ -113,11 +126,13 @@ def check(p0: P0Entry, context: ContextEntry, roles: set[str]) -> list[str]:
     names: set[str] = set()
     for concept in p0.concepts:
         where = f"p0.concepts.{concept.id}"
-        for term in concept.terms:
+        for term in concept.terms + concept.soft_terms:
             key = fold(term)
             if key in owner:
                 problems.append(f"{where}.terms: {term!r} is already a term of {owner[key]}")
             owner[key] = concept.id
+        if bool(concept.soft_terms) != (concept.severity_question is not None):
+            problems.append(f"{where}: soft_terms and severity_question go together")
         for name, pattern in concept.patterns.items():
             if name in names:
                 problems.append(f"{where}.patterns: pattern name {name!r} is used twice")
@@ -178,6 +193,8 @@ def check(p0: P0Entry, context: ContextEntry, roles: set[str]) -> list[str]:
     for n, cue in enumerate(context.cues):
         _hiders(problems, f"context.cues[{n}] ({cue.kind}).not_inside", cue.not_inside, cue.words, role_of)
     _hiders(problems, "context.self_not_inside", context.self_not_inside, context.self_words, role_of)
+    subject_words = context.patient_words + context.other_person_words + context.self_words
+    _hiders(problems, "context.subject_not_inside", context.subject_not_inside, subject_words, role_of)
     return problems
 
 
@@ -228,6 +245,8 @@ class RedFlagRules:
     critical_values: tuple[CriticalValue, ...]
     infant_fever: InfantFever
     context: ContextRules
+    soft_terms: frozenset[str]  # folded: a mention of one asks its concept's severity question when current
+    severity_questions: dict[str, str]  # concept id → its question
     term_count: int
     pattern_count: int
 
@@ -272,7 +291,8 @@ def compile_rules(p0: P0Entry, context: ContextEntry) -> RedFlagRules:
     for field, kind in (("patient_words", "patient"), ("other_person_words", "other"), ("self_words", "self"),
                         ("third_person_words", "third")):
         cues += [(fold(w), Cue(kind)) for w in getattr(context, field)]
-    cues += [(fold(w), Cue("pseudo")) for w in context.self_not_inside]
+    cues += [(fold(w), Cue("pseudo")) for w in context.self_not_inside + context.subject_not_inside]
+    filler = "|".join(re.escape(fold(w)) for w in sorted(context.negation_filler, key=len, reverse=True))
     joiners = re.escape("".join(context.enumeration_joiners))
     enumeration = re.compile(f"[{joiners}](?:[^{joiners}，。！？；,!?;\\n]{{1,{context.enumeration_item_max}}}[{joiners}])*")
     return RedFlagRules(
@@ -290,8 +310,14 @@ def compile_rules(p0: P0Entry, context: ContextEntry) -> RedFlagRules:
             self_is_patient_for=frozenset(context.self_is_patient_for),
             governing_links=frozenset(fold(w) for w in context.governing_links),
             enumeration=enumeration,
+            negation_filler=re.compile(f"(?:{filler})*" if filler else ""),
+            place_after=tuple(sorted((fold(w) for w in context.place_after), key=len, reverse=True)),
+            carer_before=frozenset(fold(w) for w in context.carer_before),
+            carer_before_if_patient=frozenset(fold(w) for w in context.carer_before_if_patient),
         ),
-        term_count=sum(len(c.terms) for c in p0.concepts),
+        soft_terms=frozenset(fold(t) for c in p0.concepts for t in c.soft_terms),
+        severity_questions={c.id: c.severity_question for c in p0.concepts if c.severity_question},
+        term_count=sum(len(c.terms) + len(c.soft_terms) for c in p0.concepts),
         pattern_count=len(patterns),
     )
 

@@ -77,7 +77,9 @@ ROWS = [
     ("negation 也没", "也没抽搐", PARENT, [(SZ, NEG)]),
     ("negation 没再", "后来没再抽搐", PARENT, [(SZ, NEG)]),
     ("negation 不再", "不再抽搐", PARENT, [(SZ, NEG)]),
-    ("negation reaches 4 characters", "没有发烧也不咳抽搐", PARENT, [(SZ, NEG)]),
+    # SPEC §4.7 revision 2 "A negation governs only what it touches": only filler between (咳 is not).
+    ("negation reaches 4 characters of filler", "没有出现任何抽搐", PARENT, [(SZ, NEG)]),
+    ("rev2: a non-filler word ends the negation", "没有发烧也不咳抽搐", PARENT, [(SZ, CUR)]),
     ("negation does not reach 5 characters", "没有咳嗽吐痰和抽搐", PARENT, [(SZ, CUR)]),
     ("negation stays in its clause", "没有发烧，抽搐", PARENT, [(SZ, CUR)]),
     ("negation covers the next mention only", "没有昏迷抽搐", PARENT, [(AC, NEG), (SZ, CUR)]),
