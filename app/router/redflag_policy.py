@@ -38,6 +38,9 @@ class ConceptEntry(_Strict):
     # SPEC §4.7 "Soft signs ask": parents' mild forms; a current one asks `severity_question`.
     soft_terms: list[NonEmpty] = []
     severity_question: NonEmpty | None = None
+    # A mention of the concept counts only in a text that holds one of these (肾病: the complications
+    # of nephrotic syndrome are other things elsewhere).
+    only_with: list[NonEmpty] = []
 
 
 class CriticalValueEntry(_Strict):
@@ -60,9 +63,23 @@ class InfantFeverEntry(_Strict):
     child_words: Terms
 
 
+class BloodPressureEntry(_Strict):
+    concept: Name
+    name: Name
+    words: Terms  # a single value after one of these is the systolic one…
+    diastolic_words: Terms  # …after one of these the diastolic one
+    systolic: Annotated[int, Field(ge=100, le=300)]
+    diastolic: Annotated[int, Field(ge=60, le=200)]
+    child_systolic: Annotated[int, Field(ge=100, le=300)]
+    child_diastolic: Annotated[int, Field(ge=60, le=200)]
+    window: Annotated[int, Field(ge=1, le=20)]
+    not_before: list[NonEmpty] = []  # 高压锅: what a word is not when these follow it
+
+
 class P0Entry(_Strict):
     safe_phrases: Terms
     critical_values: Annotated[list[CriticalValueEntry], Field(min_length=1)]
+    blood_pressure: BloodPressureEntry
     infant_fever: InfantFeverEntry
     concepts: Annotated[list[ConceptEntry], Field(min_length=1)]
 
@@ -157,6 +174,8 @@ def check(p0: P0Entry, context: ContextEntry, roles: set[str]) -> list[str]:
                 problems.append(f"p0.critical_values.{rule.analyte}: {word!r} ends with a numeral character")
         if rule.concept not in concept_ids:
             problems.append(f"p0.critical_values.{rule.analyte}: unknown concept {rule.concept!r}")
+    if p0.blood_pressure.concept not in concept_ids:
+        problems.append(f"p0.blood_pressure: unknown concept {p0.blood_pressure.concept!r}")
     fever = p0.infant_fever
     if fever.concept not in concept_ids:
         problems.append(f"p0.infant_fever: unknown concept {fever.concept!r}")
@@ -226,6 +245,17 @@ class CriticalValue:
 
 
 @dataclass(frozen=True, slots=True)
+class BloodPressure:
+    concept: str
+    name: str
+    limits: tuple[int, int]  # (systolic, diastolic) at any age
+    child_limits: tuple[int, int]  # … in a child (a patient word or an age under 18 in the text)
+    reading: re.Pattern[str]  # groups: w (the word), s (first value), d (the value after a slash)
+    diastolic_words: frozenset[str]
+    child: re.Pattern[str]
+
+
+@dataclass(frozen=True, slots=True)
 class InfantFever:
     concept: str
     name: str
@@ -234,6 +264,7 @@ class InfantFever:
     max_age_days: int
     temperature: re.Pattern[str]
     age: re.Pattern[str]
+    fever_word: re.Pattern[str]  # a fever said without a number (新生儿发烧, 摸着很烫)
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,10 +274,13 @@ class RedFlagRules:
     pattern_starts: dict[str, tuple[tuple[re.Pattern[str], str, str], ...]]
     pattern_prefilter: re.Pattern[str] | None  # any character a pattern can start with
     critical_values: tuple[CriticalValue, ...]
+    time_opening: re.Pattern[str] | None  # a time cue at a clause start: a critical word's values continue there
+    blood_pressure: BloodPressure
     infant_fever: InfantFever
     context: ContextRules
     soft_terms: frozenset[str]  # folded: a mention of one asks its concept's severity question when current
     severity_questions: dict[str, str]  # concept id → its question
+    only_with: dict[str, re.Pattern[str]]  # concept id → the words one of which its text must hold
     term_count: int
     pattern_count: int
 
@@ -266,21 +300,44 @@ def compile_rules(p0: P0Entry, context: ContextEntry) -> RedFlagRules:
     firsts = "".join(sorted(starts))
     fever = p0.infant_fever
     child = "|".join(re.escape(fold(w)) for w in sorted(fever.child_words, key=len, reverse=True))
-    # 体温38.5, 发烧到39度, 烧到三十九度五: a lead word, a short gap in the clause, 38–43 and a unit.
+    # SPEC §4.4 revision 2 temperatures: 38.5 / 三十八度五 / 38° / 38度5 after a temperature or fever
+    # word (a short gap in the clause; spaces as the squashed view drops them: 体温 38.5 ℃); with no
+    # unit the number must not be a count (发烧40多小时, 烧了3天).
     temperature = re.compile(
-        f"(?:体温|发烧|发热|高烧|烧到|烧了|烧){_GAP}{{0,4}}?"
-        f"(?<![0-9.])(?P<t>[34][0-9](?:\\.[0-9])?|[三四]十[{_CN}]?(?:点[{_CN}])?)(?:度|℃|°c?)(?P<tenth>[{_CN[1:]}])?"
+        f"(?:体温|发烧|发热|高烧|低烧|烧到|烧了|最高|腋温|肛温|耳温|量了|测了|烧){_GAP}{{0,4}}?"
+        f"(?<![0-9.])(?P<t>[34][0-9](?:\\.[0-9])?|[三四]十[{_CN}]?(?:点[{_CN}])?)"
+        f"(?:\\s?(?:度|℃|°c?)(?P<tenth>[{_CN[1:]}])?|(?![0-9.]|\\s?[多个小分天周年岁次月号日点斤公kg]))"
     )
     number = f"[0-9]{{1,3}}|[{_CN}]{{1,4}}"
     # The fine print's infant ages: 出生N天, N天大, N天的 + child, child + N天, N个月大 / N个月的 + child,
-    # 新生儿, 未满月 / 刚满月 / 没满月 / 不到满月. 一天大概 is not an age.
+    # 新生儿, 未满月 / 刚满月 / 没满月 / 不到满月; and (revision 2, read as §4.4 revision 2 reads ages)
+    # child + N个月 (宝宝2个月), N个多月 / N个半月 / N天 at a message's or clause's start (两个多月,
+    # 一个半月, 四十天), 满月, 刚出生. 一天大概 is not an age; 发烧两个多月 (mid-clause) is a duration.
     age = re.compile(
-        f"出生(?:后)?(?P<d1>{number})天"
-        f"|(?P<d2>{number})天(?:大(?![概约便量小半部多致])|的(?:{child}))"
-        f"|(?:{child})(?P<d3>{number})天(?![前后内以里])"
-        f"|(?P<m>{number})个(?:多)?月(?:大|的(?:{child}))"
-        f"|(?P<newborn>新生儿|未满月|刚满月|没满月|不到满月)"
+        f"出生(?:后)?\\s?(?P<d1>{number})\\s?天"
+        f"|(?P<d2>{number})\\s?天(?:大(?![概约便量小半部多致])|的(?:{child}))"
+        f"|(?:{child})\\s?(?P<d3>{number})\\s?天(?![前后内以里])"
+        f"|(?P<m>{number})\\s?个(?:多)?月(?:大|的(?:{child}))"
+        f"|(?:{child})\\s?(?P<m2>{number})\\s?个(?:多|半)?月(?![前后内以里])"
+        f"|(?:^|(?<=[，。！？；,!?;\\n]))(?:(?P<m3>{number})个(?:多|半)?月|(?P<d4>{number})天)"
+        f"(?=[，。！？；,!?;\\s]|的|大(?![概约便量小半部多致])|{child})"
+        f"|(?P<newborn>新生儿|未满月|刚满月|没满月|不到满月|(?<![未没刚到])满月(?![酒宴照])|刚出生)"
     )
+    fever_word = re.compile("发烧|发热|发高烧|高烧|低烧|烧起来|发烫|很烫|滚烫|烫手|体温高|体温偏高")
+    bp = p0.blood_pressure
+    bp_words = "|".join(re.escape(fold(w)) for w in sorted(bp.words + bp.diastolic_words, key=len, reverse=True))
+    not_before = "|".join(re.escape(fold(w)) for w in bp.not_before)
+    # 血压175/115, 高压180, 血压170多, 收缩压 185 mmHg: a word, a short gap in the clause with no
+    # digit, the first value and perhaps a second after a slash.
+    reading = re.compile(
+        f"(?P<w>{bp_words})" + (f"(?!{not_before})" if not_before else "")
+        + f"[^，。！？；,!?;\\n0-9]{{0,{bp.window}}}?(?<![0-9.])(?P<s>[0-9]{{2,3}})(?![0-9.])(?:多)?"
+        "(?:\\s?/\\s?(?P<d>[0-9]{2,3})(?![0-9.]))?"
+    )
+    kid = "|".join(re.escape(fold(w)) for w in sorted(context.patient_words, key=len, reverse=True))
+    time_words = [fold(w) for e in context.cues if e.kind in ("now", "past", "now_clause", "ongoing") and e.direction == "before"
+                  for w in e.words]
+    time_opening = "|".join(re.escape(w) for w in sorted(time_words, key=len, reverse=True))
     cues: list[tuple[str, Cue]] = []
     cue_patterns: list[tuple[re.Pattern[str], Cue]] = []
     for entry in context.cues:
@@ -303,7 +360,14 @@ def compile_rules(p0: P0Entry, context: ContextEntry) -> RedFlagRules:
             CriticalValue(c.analyte, c.concept, c.name, c.threshold, c.plausible_max, frozenset(fold(u) for u in c.units), c.window)
             for c in p0.critical_values
         ),
-        infant_fever=InfantFever(fever.concept, fever.name, fever.min_celsius, fever.max_celsius, fever.max_age_days, temperature, age),
+        time_opening=re.compile(time_opening) if time_opening else None,
+        blood_pressure=BloodPressure(
+            bp.concept, bp.name, (bp.systolic, bp.diastolic), (bp.child_systolic, bp.child_diastolic), reading,
+            frozenset(fold(w) for w in bp.diastolic_words),
+            re.compile(f"{kid}|(?<![0-9])(?:1[0-7]|[1-9])岁|[一二两三四五六七八九]岁|十[一二三四五六七]?岁"),
+        ),
+        infant_fever=InfantFever(fever.concept, fever.name, fever.min_celsius, fever.max_celsius, fever.max_age_days,
+                                 temperature, age, fever_word),
         context=ContextRules(
             lexicon=Lexicon({"ctx": cues}),
             patterns=tuple(cue_patterns),
@@ -317,6 +381,7 @@ def compile_rules(p0: P0Entry, context: ContextEntry) -> RedFlagRules:
         ),
         soft_terms=frozenset(fold(t) for c in p0.concepts for t in c.soft_terms),
         severity_questions={c.id: c.severity_question for c in p0.concepts if c.severity_question},
+        only_with={c.id: re.compile("|".join(re.escape(fold(w)) for w in c.only_with)) for c in p0.concepts if c.only_with},
         term_count=sum(len(c.terms) + len(c.soft_terms) for c in p0.concepts),
         pattern_count=len(patterns),
     )

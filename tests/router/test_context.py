@@ -56,7 +56,7 @@ ROWS = [
     ("pseudo 不退 before the mention", "不退还抽搐", PARENT, [(SZ, CUR)]),
     ("pseudo 不醒", "不醒还抽搐", PARENT, [(SZ, CUR)]),
     ("pseudo 不了", "受不了抽搐", PARENT, [(SZ, CUR)]),
-    ("pseudo 不过来 (not the contrast 不过)", "喘不过来抽搐", PARENT, [(SZ, CUR)]),
+    ("pseudo 不过来 (not the contrast 不过)", "缓不过来抽搐", PARENT, [(SZ, CUR)]),
     ("pseudo 不出来", "哭不出来抽搐", PARENT, [(SZ, CUR)]),
     ("a bare 不 before the same mention negates", "不抽搐", PARENT, [(SZ, NEG)]),
     ("term that says no: 无尿", "无尿", PARENT, [(AN, CUR)]),
@@ -215,7 +215,8 @@ ROWS = [
     ("black stool", "大便发黑", PARENT, [(GI, CUR)]),
     ("black tea is not black stool", "喝了红茶大便正常", PARENT, []),
     ("urine will not come", "尿都拉不出", PARENT, [(AN, CUR)]),
-    ("blood pressure very high, a pattern", "血压又飙到180", PARENT, [("hypertensive_crisis", CUR)]),
+    # SPEC §3.5 revision 2: the value 180 is a blood-pressure critical value of its own.
+    ("blood pressure very high, a pattern", "血压又飙到180", PARENT, [("hypertensive_emergency", CUR)] * 2),
     ("blood pressure normal is nothing", "血压正常吗", PARENT, []),
     ("vomiting nonstop", "不停地呕吐", PARENT, [("vomits_everything", CUR)]),
     ("低烧不退 is not 高烧不退 (safe phrase)", "低烧不退", PARENT, []),

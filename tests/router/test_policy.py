@@ -25,9 +25,11 @@ def test_shipped_policy_loads_with_a_traceable_version():
 # The concept ids shared with the real-text labels (SPEC §3.5's seven first).
 CONCEPTS = [
     "seizure", "altered_consciousness", "respiratory_distress", "anuria", "gi_bleeding", "hyperkalemia", "infant_fever",
-    "lethargy", "cyanosis", "chest_pain", "severe_edema", "hemorrhage", "hypertensive_crisis", "shock",
-    "dialysis_peritonitis", "persistent_fever", "unable_to_drink", "vomits_everything", "dehydration",
+    "lethargy", "cyanosis", "chest_pain", "severe_edema", "hemorrhage", "hypertensive_emergency", "shock",
+    "pd_peritonitis", "persistent_fever", "unable_to_drink", "vomits_everything", "dehydration",
     "meningeal_signs", "non_blanching_rash", "abnormal_cry", "stroke_signs",
+    # SPEC §3.5 "Kidney danger signs (revision 2)"
+    "dialysis_access", "transplant_alert", "fluid_overload", "nephrotic_complication", "hypocalcemic_tetany",
 ]
 
 
