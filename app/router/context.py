@@ -63,6 +63,8 @@ class ContextRules:
     place_after: tuple[str, ...]  # an other-person word followed by one names a place (姥姥家)
     carer_before: frozenset[str]  # … or preceded by one a carer (被奶奶, 在我身上)
     carer_before_if_patient: frozenset[str]  # … and these when a patient word came earlier in the sentence
+    # pattern name → pattern: a negation standing in a pattern's gap (嘴唇不发紫) still acts
+    patterns_by_name: dict[str, re.Pattern[str]]
 
 
 class Mention(NamedTuple):
@@ -77,7 +79,7 @@ class Mention(NamedTuple):
 def contexts(rules: ContextRules, text: str, mentions: list[Mention], caller: str | None) -> list[str]:
     """The context of each mention (sorted, non-overlapping), for ``caller`` (None: no caller, as in
     classify_intent, where 我 is never the patient)."""
-    cues = _cues(rules, text, mentions)
+    cues, mentions = _cues(rules, text, mentions)
     if not cues:
         return [CURRENT] * len(mentions)  # no cue and no subject word: nothing moves the default
     bounds = [(m.start(), m.group(1) is None) for m in _BOUNDARY.finditer(text)]
@@ -304,28 +306,44 @@ class _Walk:
         return out
 
 
-def _cues(rules: ContextRules, text: str, mentions: list[Mention]) -> list[Hit]:
+def _cues(rules: ContextRules, text: str, mentions: list[Mention]) -> tuple[list[Hit], list[Mention]]:
     """Cue and subject words in text order, leftmost-longest among them (目前天 is 目前, 没有过 a
-    negation), none inside a mention (terms and patterns match first: the 不 of 叫不醒 is not a
-    negation)."""
+    negation), none inside a term (terms match first: the 不 of 叫不醒 is not a negation). A pattern
+    never swallows a negation in its gap (嘴唇不发紫): the mention then starts after the cue, which
+    negates it as any cue before a mention does. Returns the cues and the mentions so placed."""
     hits = rules.lexicon.scan(text).group("ctx")
     for pattern, cue in rules.patterns:
         found = [Hit(m.start(), m.end(), pattern.pattern, cue) for m in pattern.finditer(text)]
         if found:
             hits = sorted(hits + found, key=_leftmost_longest)  # a handful of hits: both lists are short
     kept: list[Hit] = []
+    given = mentions
     j = 0
     for hit in hits:
         while j < len(mentions) and mentions[j].end <= hit.start:
             j += 1
         if j < len(mentions) and mentions[j].start < hit.end:
+            m = mentions[j]
+            if (hit.payload.kind == "negation" and m.start < hit.start and hit.end < m.end
+                    and _in_gap(rules, text, m, hit)):
+                if mentions is given:
+                    mentions = list(given)
+                mentions[j] = Mention(hit.end, m.end, m.term, m.concept)
+                kept.append(hit)
             continue  # overlaps a mention
         if kept and hit.start < kept[-1].end and not (
             hit.payload.kind in _SUBJECTS and kept[-1].payload.kind in _SUBJECTS
         ):
             continue  # inside or across the word before it: the leftmost, then the longest, acts
         kept.append(hit)
-    return kept
+    return kept, mentions
+
+
+def _in_gap(rules: ContextRules, text: str, m: Mention, hit: Hit) -> bool:
+    """The negation sits in the pattern's gap, not in its own words (喘不上气, 烧没退): the pattern
+    still matches with the cue taken out."""
+    pattern = rules.patterns_by_name.get(m.term)
+    return pattern is not None and pattern.match(text[:hit.start] + text[hit.end:m.end], m.start) is not None
 
 
 # Subject words may overlap (我姐|姐姐, 小宝|宝宝): the walk lets the first decide and the second

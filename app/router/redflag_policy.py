@@ -378,6 +378,7 @@ def compile_rules(p0: P0Entry, context: ContextEntry) -> RedFlagRules:
             place_after=tuple(sorted((fold(w) for w in context.place_after), key=len, reverse=True)),
             carer_before=frozenset(fold(w) for w in context.carer_before),
             carer_before_if_patient=frozenset(fold(w) for w in context.carer_before_if_patient),
+            patterns_by_name={name: compiled for compiled, name, _ in patterns},
         ),
         soft_terms=frozenset(fold(t) for c in p0.concepts for t in c.soft_terms),
         severity_questions={c.id: c.severity_question for c in p0.concepts if c.severity_question},
