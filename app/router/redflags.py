@@ -60,7 +60,9 @@ def red_flags(
         # the longer.
         mentions = _longest(sorted(terms + extra))
     elif terms:
-        mentions = terms  # one group of the scan: in text order, none overlapping another
+        # One group of the scan: in text order, none containing another, but two may overlap
+        # (咳粉红色泡沫|粉红色泡沫痰): the leftmost acts.
+        mentions = _longest(terms)
     else:
         return []
     if rules.only_with:
