@@ -244,8 +244,9 @@ class GateResult(_Result):
         description="The mutual-exclusion rule that decided, or 'none'."
     )
     gate: Literal["P0_EMERGENCY", "P0_CONFIRM", "INPUT", "MX", "PERMISSION_MATRIX", "PASS"] = Field(
-        description="Which stage decided: P0_EMERGENCY (a current red flag) → P0_CONFIRM (a red flag in another "
-        "context, not acknowledged: ask the user) → INPUT → MX → PERMISSION_MATRIX → PASS."
+        description="Which stage decided: P0_EMERGENCY (a current or confirmed red flag) → P0_CONFIRM (a red flag "
+        "in another context, or a current soft one, not acknowledged: ask the user) → INPUT → MX → "
+        "PERMISSION_MATRIX → PASS."
     )
     delegate_to: str | None = Field(description="Role to hand the request to (every MX-1 denial).")
     requires_confirmation: bool = Field(description="A human must confirm before the write (push_to_emr).")

@@ -16,6 +16,7 @@ CUR, NEG, OTH, HIS, HYP = "current", "negated", "other_person", "historical", "h
 SZ, AC, LE, RD, AN, GI, IF = (
     "seizure", "altered_consciousness", "lethargy", "respiratory_distress", "anuria", "gi_bleeding", "infant_fever",
 )
+HK, HE = "hyperkalemia", "hypertensive_emergency"
 
 ROWS = [
     # --- past scopes stop at a clause that speaks of now ---------------------------------------
@@ -82,6 +83,38 @@ ROWS = [
     ("line: U+2029 ends the past sentence", "以前抽搐过\u2029孩子刚才昏迷", PARENT, [(SZ, HIS), (AC, CUR)]),
     ("line: U+0085 ends the past sentence", "以前有过抽搐\x85孩子昏迷", PARENT, [(SZ, HIS), (AC, CUR)]),
     ("line refused: a space is no line end", "以前有过抽搐 昏迷", PARENT, [(SZ, HIS), (AC, HIS)]),
+    # --- a term never swallows a cue's character (a negation in a pattern's gap still acts) -------
+    ("pattern gap: 嘴唇不发紫 is negated", "嘴唇不发紫", PARENT, [("cyanosis", NEG)]),
+    ("pattern gap refused: the pattern's own 不 (喘不上气) is no negation", "喘不上气", PARENT, [(RD, CUR)]),
+    # --- every value is read, each in its own context and unit ------------------------------------
+    ("values: a past value and today's", "血钾以前6.8，今天7.2", PARENT, [(HK, HIS), (HK, CUR)]),
+    ("values: a now cue between word and value", "以前血钾高，血钾今天7.1", PARENT, [(HK, CUR)]),
+    ("values: 毫摩尔/升", "孩子血钾7.0毫摩尔/升", PARENT, [(HK, CUR)]),
+    ("values: 毫摩尔每升", "孩子血钾7.0毫摩尔每升", PARENT, [(HK, CUR)]),
+    ("values: mmol/L", "孩子血钾7.0 mmol/L", PARENT, [(HK, CUR)]),
+    ("values: mEq/L", "孩子血钾7.0 mEq/L", PARENT, [(HK, CUR)]),
+    ("values refused: mg is no potassium unit", "香蕉含钾7.0mg", PARENT, []),
+    ("values refused: a clause without a time cue does not continue", "血钾以前6.8，后来吃了药", PARENT, [(HK, HIS)]),
+    ("values: a blood pressure reading in a child", "孩子血压175/115，头疼还吐", PARENT, [(HE, CUR)]),
+    ("values refused: a child's normal blood pressure", "孩子血压120/80", PARENT, []),
+    ("values refused: an adult's 165/100 is under 180/120", "我爸血压165/100", PARENT, []),
+    # --- young infants: ages as §4.4 revision 2, spaces, a fever without a number ----------------
+    ("infant: a space before the unit", "宝宝出生20天，体温 38.5 ℃", PARENT, [(IF, CUR)]),
+    ("infant: spaces around the age", "出生 20 天，发烧38.5度", PARENT, [(IF, CUR)]),
+    ("infant: child word + N个月", "宝宝2个月，发烧38度", PARENT, [(IF, CUR)]),
+    ("infant: 两个多月 at the start", "两个多月，发烧38.2", PARENT, [(IF, CUR)]),
+    ("infant: 一个半月", "一个半月的宝宝发烧39度", PARENT, [(IF, CUR)]),
+    ("infant: every temperature, the past one too", "宝宝47天，昨天以前体温37.5，今天体温38.6", PARENT, [(IF, CUR)]),
+    ("infant: a fever word and no number", "出生十天有点发热", PARENT, [(IF, CUR)]),
+    ("infant: the newborn feels hot", "新生儿摸着很烫", PARENT, [(IF, CUR)]),
+    ("infant refused: a normal temperature is no fever word", "出生十天，体温36.8，有点发热吗", PARENT, []),
+    ("infant refused: three months is not under three", "宝宝3个月，发烧", PARENT, []),
+    ("infant refused: a duration is no age", "宝宝发烧两个多月了", PARENT, []),
+    # --- refusing food, a question about dehydration ----------------------------------------------
+    ("soft: refusing formula is not unable to drink (asks severity)", "宝宝不吃奶", PARENT, [("unable_to_drink", CUR)]),
+    ("dehydration: what it looks like is a question", "脱水是什么样", PARENT, [("dehydration", HYP)]),
+    ("dehydration: how to tell is a question", "如何判断孩子脱水", PARENT, [("dehydration", HYP)]),
+    ("dehydration refused: a child dehydrated now", "孩子脱水了", PARENT, [("dehydration", CUR)]),
 ]
 
 
