@@ -298,7 +298,9 @@ class _Walk:
             ):
                 out.append(HISTORICAL)
             elif (self.hypothetical[i] and not now_clause) or (
-                self.asked_after[i] and not now_clause and not self.manner[i]
+                # a stated event (了, a manner cue, a now cue or a part of today in its clause) is no
+                # question about the word: 宝宝晚上囟门就鼓起来是怎么回事 stays current
+                self.asked_after[i] and clause not in self.clauses_of_now and not self.manner[i]
             ) or (self.habitual[i] and sentence not in self.now_sentences):
                 out.append(HYPOTHETICAL)
             else:

@@ -70,6 +70,7 @@ ROWS = [
     ("question: a manner cue before 是什么原因", "孩子突然抽搐是什么原因", PARENT, [(SZ, CUR)]),
     ("question: a now cue in the clause", "孩子今天抽搐是什么原因", PARENT, [(SZ, CUR)]),
     ("question: 怎么办 is no cue", "孩子抽搐怎么办", PARENT, [(SZ, CUR)]),
+    ("question: a part of today in the clause states the event", "宝宝晚上囟门鼓起来是怎么回事", PARENT, [("meningeal_signs", CUR)]),
     ("question refused: 惊厥是怎么回事 asks", "惊厥是怎么回事", PARENT, [(SZ, HYP)]),
     ("question refused: 抽搐是什么原因 asks", "抽搐是什么原因", PARENT, [(SZ, HYP)]),
     # --- leftmost-longest over every word at once -------------------------------------------------
