@@ -159,6 +159,8 @@ def _infant_fever(rules: RedFlagRules, text: str) -> list[Mention]:
 
 
 def _young_infant(fever: InfantFever, text: str) -> bool:
+    if "天" not in text and "月" not in text and "生" not in text:
+        return False  # every age form holds one of these; the pattern tries every position
     for m in fever.age.finditer(text):
         if m.group("newborn"):
             return True
