@@ -83,7 +83,10 @@ def contexts(rules: ContextRules, text: str, mentions: list[Mention], caller: st
     if not cues:
         return [CURRENT] * len(mentions)  # no cue and no subject word: nothing moves the default
     bounds = [(m.start(), m.group(1) is None) for m in _BOUNDARY.finditer(text)]
-    walk = _Walk(rules, text, mentions, caller, cues, bounds[0][0] if bounds else len(text), _clauses_of_now(cues, bounds))
+    # Only a past scope and an after-cue ask which clauses speak of now; most texts have neither.
+    speaking = (_clauses_of_now(cues, bounds) if any(h.payload.kind == "past" or h.payload.direction == "after" for h in cues)
+                else frozenset())
+    walk = _Walk(rules, text, mentions, caller, cues, bounds[0][0] if bounds else len(text), speaking)
     # Boundaries, cues and mentions merged in text order: three sorted lists, one pass.
     end, nb, nc = len(text), len(bounds), len(cues)
     b = c = 0
