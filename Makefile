@@ -10,7 +10,7 @@ STAMP  := $(VENV)/.installed
 DISPATCHER_VENV  := examples/dispatcher/.venv
 DISPATCHER_STAMP := $(DISPATCHER_VENV)/.installed
 
-.PHONY: run test lint install system-tools bench bench-adversarial lock sbom clean dispatcher-venv dispatcher-chat
+.PHONY: run test lint install system-tools bench bench-adversarial policy-report lock sbom clean dispatcher-venv dispatcher-chat
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -39,7 +39,7 @@ run: $(STAMP)
 system-tools:
 	@bash scripts/ensure-system-tools.sh
 
-# mypy checks what pyproject.toml's [tool.mypy] names: app/router, strictly.
+# mypy checks what pyproject.toml's [tool.mypy] names: app/router and app/policy_report, strictly.
 lint: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m mypy
@@ -69,6 +69,12 @@ bench: $(STAMP)
 # Hostile texts (issue 11): µs per call and slope per generator; exits 1 when the worst exceeds 3× ordinary.
 bench-adversarial: $(STAMP)
 	$(PY) bench/adversarial_bench.py $(BENCH_ARGS)
+
+# docs/policy-changes/REPORT.md and REPORT.html: every decision of the labelled corpora that the shipped
+# policy changes against the last released one (docs/policy-changes/README.md). Rerun after any change
+# to app/router/policy.toml or to the corpora; `make test` fails while they are stale.
+policy-report: $(STAMP)
+	$(PY) -m app.policy_report.release
 
 clean:
 	rm -rf $(VENV) .venv-* $(DISPATCHER_VENV) .pytest_cache .hypothesis build

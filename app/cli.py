@@ -2,6 +2,7 @@
 
     python -m app decide < calls.jsonl          one result line per {"tool", "arguments"} line
     python -m app policy check [FILE]           validate a policy file, print its policy_version
+    python -m app policy diff OLD NEW           every decision a policy change alters (SPEC §3.0)
     python -m app serve [--host H] [--port P]   serve POST /mcp (settings from env / .env)
     python -m app probe URL [--cacert FILE]     initialize → initialized → tools/list → tools/call
 """
@@ -23,6 +24,16 @@ def main(argv: list[str] | None = None) -> int:
     policy_commands = policy.add_subparsers(dest="policy_command", required=True)
     check = policy_commands.add_parser("check", help="validate a policy file and print its policy_version")
     check.add_argument("file", nargs="?", help="policy file (default: the shipped policy)")
+    diff = policy_commands.add_parser(
+        "diff", help="the data changes between two policies and every decision of the corpora that they alter"
+    )
+    diff.add_argument("old", help="policy file or git REV:PATH, e.g. main:app/router/policy.toml")
+    diff.add_argument("new", help="policy file or git REV:PATH, e.g. app/router/policy.toml")
+    diff.add_argument("--corpus", action="append", metavar="FILE",
+                      help="JSONL with a text field (or evals/cases.jsonl rows), or one text a line; repeatable "
+                      "(default: the project's labelled sets and decision tables)")
+    diff.add_argument("--format", choices=("md", "json", "html"), default="md")
+    diff.add_argument("--fail-on-safety", action="store_true", help="exit 3 when a labelled emergency stops halting")
 
     serve = commands.add_parser("serve", help="serve the MCP endpoint with uvicorn")
     serve.add_argument("--host", default="127.0.0.1")
@@ -38,6 +49,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "decide":
         return _decide()
+    if args.command == "policy" and args.policy_command == "diff":
+        from app.policy_report.command import diff_command
+
+        return diff_command(args.old, args.new, args.corpus, args.format, args.fail_on_safety)
     if args.command == "policy":
         return _policy_check(args.file)
     if args.command == "serve":

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # System tools some tests drive (nginx for the TLS gateway test, wrk for the benchmark smoke test,
-# openssl for certificates; on CI also podman, runc and mmdebstrap, which build and run the
+# openssl for certificates, chromium for the policy report's HTML page; on CI also podman, runc and mmdebstrap, which build and run the
 # container image in tests/deploy/test_image.py). Installed from Debian's packages when missing
 # and we may; otherwise say so — on CI (CI=true) the tests that need them then fail rather than
 # skip. The container tools are only installed on CI: they are large and a developer's machine
@@ -10,6 +10,7 @@ missing=()
 command -v nginx >/dev/null 2>&1 || missing+=(nginx-light)
 command -v wrk >/dev/null 2>&1 || missing+=(wrk)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 case ${CI:-} in
   1|true|yes)
     command -v podman >/dev/null 2>&1 || missing+=(podman)

@@ -13,8 +13,9 @@ What is remembered:
 * explicitly: ``remember(token, text, ...)`` from tests and fixtures (tokens of servers started in
   subprocesses, texts sent over a socket);
 * automatically: every token an in-process app is built with (``BearerGuard`` construction), the
-  value of every fixture whose name contains ``token``, and every string inside the arguments that
-  reach ``Router.call`` in-process.
+  value of every fixture whose name contains ``token``, every string inside the arguments that
+  reach ``Router.call`` in-process, and every JWT that reaches ``JwtVerifier.verify`` with each of
+  its claim values (subject, client id, issuer, audience, scopes, jti).
 
 Secrets too short or too plain to be told apart from a category (ASCII shorter than 8 characters)
 are ignored. Because every logged value must consist of category characters only, a secret with
@@ -215,12 +216,41 @@ def _install_harvest() -> None:
 
     original_call = engine.Router.call
 
-    def call(self, tool, arguments):
+    def call(self, tool, arguments, *args, **kwargs):
         if isinstance(arguments, dict):
             _harvest(arguments, depth=0)
-        return original_call(self, tool, arguments)
+        return original_call(self, tool, arguments, *args, **kwargs)
 
     engine.Router.call = call
+
+    from app.http import verify as jwt_verify
+
+    original_verify = jwt_verify.JwtVerifier.verify
+
+    async def verify(self, token):
+        remember(token)
+        _harvest_claims(token)
+        return await original_verify(self, token)
+
+    jwt_verify.JwtVerifier.verify = verify
+
+
+def _harvest_claims(token: Any) -> None:
+    """Every claim value of a JWT that reaches the verifier (subject, client id, jti…), read without
+    verification: forged and expired tokens must not reach the log either."""
+    import jwt
+
+    try:
+        claims = jwt.decode(token, options={"verify_signature": False})
+    except Exception:  # noqa: BLE001 - a malformed token has no claims to remember
+        return
+    for name, value in claims.items():
+        if name in ("iat", "nbf", "exp", "pad"):
+            continue  # numbers, or the filler of the oversize row
+        if isinstance(value, str):
+            AUDIT.remember(value)
+        elif isinstance(value, list):
+            AUDIT.remember(*[v for v in value if isinstance(v, str)])
 
 
 def _harvest(value: Any, depth: int) -> None:

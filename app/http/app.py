@@ -5,6 +5,8 @@ from __future__ import annotations
 import gc
 import time
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import orjson
 from starlette.applications import Starlette
@@ -15,7 +17,14 @@ from app.router import Router
 from . import guards
 from .endpoint import Limits, McpEndpoint
 from .guards import BearerGuard
+from .oauth import JwtRules, OAuthGuard, protected_resource_metadata
 from .observe import Metrics, Observer
+
+if TYPE_CHECKING:
+    from .verify import JwksCache
+
+# RFC 9728 §3.1: the path for the resource https://host/mcp, and the bare one some clients try first.
+METADATA_PATHS = ("/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource")
 
 _NOT_FOUND = orjson.dumps({"error": "not_found", "message": "only /mcp, /health and /ready are served"})
 _GET_ONLY = orjson.dumps({"error": "method_not_allowed", "message": "only GET is served here"})
@@ -23,27 +32,48 @@ _HEALTHY = orjson.dumps({"status": "ok"})
 _NOT_READY = orjson.dumps({"status": "not_ready"})
 
 
+@dataclass(frozen=True)
+class JwtSetup:
+    """The JWT modes (SPEC §5.4a): the rules a token must meet, its issuer's keys, this server's public base URL."""
+
+    rules: JwtRules
+    keys: "JwksCache"
+    public_url: str
+
+
 def create_app(
     router: Router,
     tokens: list[bytes],
     *,
+    jwt: JwtSetup | None = None,
     origins: frozenset[str] = frozenset(),
     max_body_bytes: int = 65_536,
     body_timeout_seconds: float = 10.0,
     metrics: Metrics | None = None,
 ) -> RouterService:
+    """``tokens`` alone: token mode; ``jwt`` alone: jwt mode; both: token+jwt."""
     observer = Observer(metrics)
+    static = BearerGuard(tokens) if tokens else None
+    oauth = None
+    if jwt is not None:
+        from .verify import JwtVerifier  # PyJWT and cryptography: JWT modes only
+
+        oauth = OAuthGuard(JwtVerifier(jwt.rules, jwt.keys), jwt.public_url, static)
     endpoint = McpEndpoint(
         McpServer(router),
-        BearerGuard(tokens),
+        static,
         frozenset(o.encode() for o in origins),
         Limits(max_body_bytes, body_timeout_seconds),
         observer,
+        oauth,
     )
     ready = {"value": False}
+    keys = jwt.keys if jwt else None
 
     @asynccontextmanager
     async def lifespan(app: Starlette):
+        if keys is not None:
+            await keys.start()  # readiness waits for a loaded key set (retried in the background)
         # Everything allocated so far (policy, automaton, schemas) lives as long as the process:
         # moving it out of the collector's generations keeps GC pauses off the request path.
         gc.collect()
@@ -54,14 +84,21 @@ def create_app(
             yield
         finally:
             ready["value"] = False  # drain: orchestrators stop routing here first
+            if keys is not None:
+                await keys.stop()
             observer.event("shutdown")
 
     def readiness() -> tuple[int, bytes, str]:
-        if ready["value"]:
+        if ready["value"] and (keys is None or keys.loaded):
             return 200, orjson.dumps({"status": "ready", "policy_version": router.policy_version}), "ready"
         return 503, _NOT_READY, "not_ready"
 
     probes = {"/health": lambda: (200, _HEALTHY, "health"), "/ready": readiness}
+    if jwt is not None:
+        roles = [r for r in router.policy.roles if router.scope is None or r in router.scope]
+        document = orjson.dumps(protected_resource_metadata(jwt.rules, roles))
+        for path in METADATA_PATHS:
+            probes[path] = lambda: (200, document, "resource_metadata")
     return RouterService(endpoint, probes, observer, lifespan=lifespan)
 
 

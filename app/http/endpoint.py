@@ -16,6 +16,7 @@ import orjson
 from app.protocol.server import McpServer, Reply
 
 from . import guards
+from .oauth import Denied, OAuthGuard
 from .observe import Observer
 
 JSON = b"application/json"
@@ -31,6 +32,7 @@ class Limits:
 _FORBIDDEN = orjson.dumps({"error": "forbidden", "message": "requests with an Origin header are not accepted"})
 _UNAUTHORIZED = orjson.dumps({"error": "unauthorized", "message": "a valid bearer token is required"})
 _UNSUPPORTED = orjson.dumps({"error": "unsupported_media_type", "message": "Content-Type must be application/json"})
+_INSUFFICIENT_SCOPE = orjson.dumps({"error": "insufficient_scope", "message": "the access token lacks the required scope"})
 _TOO_LARGE = orjson.dumps({"error": "payload_too_large", "message": "the request body exceeds the size limit"})
 _TIMEOUT = orjson.dumps({"error": "request_timeout", "message": "the request body did not arrive in time"})
 _INTERNAL = orjson.dumps({"error": "internal", "message": "internal error; quote the X-Request-ID"})
@@ -56,9 +58,13 @@ class _BodyTimeout(Exception):
 
 
 class McpEndpoint:
-    def __init__(self, server: McpServer, bearer: guards.BearerGuard, origins: frozenset[bytes], limits: Limits, observer: Observer):
+    """``bearer`` is the static-token guard of ``token`` mode; ``oauth`` (the JWT modes) replaces it."""
+
+    def __init__(self, server: McpServer, bearer: guards.BearerGuard | None, origins: frozenset[bytes], limits: Limits,
+                 observer: Observer, oauth: OAuthGuard | None = None):
         self.server = server
         self.bearer = bearer
+        self.oauth = oauth
         self.origins = origins
         self.limits = limits
         self.observer = observer
@@ -67,8 +73,11 @@ class McpEndpoint:
         started = time.perf_counter()
         headers = scope["headers"]
         rid = guards.request_id(headers)
+        outcome = None
         try:
             status, body, reply, extra = await self._respond(scope, headers, receive)
+            if isinstance(reply, Denied):
+                reply, outcome = None, reply.outcome
         except asyncio.CancelledError:
             # The graceful-shutdown timeout ran out while this request waited for its body.
             self.observer.request(rid, method=None, tool=None, status=499, outcome="cancelled",
@@ -87,17 +96,25 @@ class McpEndpoint:
             method=reply.method if reply else None,
             tool=reply.tool if reply else None,
             status=status,
-            outcome=reply.outcome if reply else _OUTCOME[status],
+            outcome=reply.outcome if reply else (outcome or _OUTCOME[status]),
             seconds=time.perf_counter() - started,
         )
 
-    async def _respond(self, scope, headers, receive) -> tuple[int, bytes | None, Reply | None, list]:
+    async def _respond(self, scope, headers, receive) -> tuple[int, bytes | None, Reply | Denied | None, list]:
         if scope["method"] != "POST":
             return 405, _NOT_ALLOWED, None, [(b"allow", b"POST")]
         if not guards.origin_allowed(headers, self.origins):
             return 403, _FORBIDDEN, None, [CLOSE]
-        if not self.bearer.allows(headers):
-            return 401, _UNAUTHORIZED, None, [(b"www-authenticate", b'Bearer realm="a207-router-mcp"'), CLOSE]
+        roles = None
+        if self.oauth is None:
+            if not self.bearer.allows(headers):  # type: ignore[union-attr]
+                return 401, _UNAUTHORIZED, None, [(b"www-authenticate", b'Bearer realm="a207-router-mcp"'), CLOSE]
+        else:
+            access = await self.oauth.check(headers)
+            if isinstance(access, Denied):
+                body = _UNAUTHORIZED if access.status == 401 else _INSUFFICIENT_SCOPE
+                return access.status, body, access, [(b"www-authenticate", access.www_authenticate), CLOSE]
+            roles = access.roles
         if not guards.is_json(headers):
             return 415, _UNSUPPORTED, None, []
         declared = guards.declared_length(headers)
@@ -109,7 +126,7 @@ class McpEndpoint:
             return 413, _TOO_LARGE, None, [CLOSE]
         except (_BodyTimeout, _Disconnected):
             return 408, _TIMEOUT, None, [CLOSE]
-        reply = self.server.handle(body)
+        reply = self.server.handle(body, roles)
         return STATUS_OF_KIND[reply.kind], reply.body, reply, []
 
     async def _read_before_deadline(self, receive) -> bytes:

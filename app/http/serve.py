@@ -9,7 +9,7 @@ import threading
 
 import uvicorn
 
-from .app import create_app
+from .app import JwtSetup, create_app
 from .observe import Metrics, configure_logging
 from .protocol import protocol_class
 from .settings import ServiceSettings, SettingsError, load_settings
@@ -60,9 +60,17 @@ def serve(host: str, port: int) -> int:
     if settings.metrics_port is not None:
         metrics = Metrics()
         metrics.serve(settings.metrics_port, host)
+    jwt = None
+    if settings.uses_jwt:
+        from .verify import JwksCache, KeySource  # PyJWT and cryptography: JWT modes only
+
+        source = KeySource(url=settings.jwt_jwks_url, path=settings.jwt_jwks_file)
+        keys = JwksCache(source, settings.jwt_jwks_cache_seconds, settings.algorithms())
+        jwt = JwtSetup(settings.jwt_rules(), keys, settings.public_url)
     app = create_app(
         router,
         settings.tokens(),
+        jwt=jwt,
         origins=settings.origins(),
         max_body_bytes=settings.mcp_max_body_bytes,
         body_timeout_seconds=settings.request_timeout_seconds,

@@ -7,6 +7,7 @@ deployment log.
 from __future__ import annotations
 
 from typing import Literal
+from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
@@ -14,6 +15,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app.router import Limits, Policy, PolicyError, Router, load_policy
 
+from .oauth import DEFAULT_ALGORITHMS, SIGNING_ALGORITHMS, JwksError, JwtRules, is_loopback
 from .protocol import ConnectionLimits
 
 ENV_PREFIX = "ROUTER_"
@@ -58,7 +60,8 @@ class RouterSettings(BaseSettings):
 
 
 class ServiceSettings(RouterSettings):
-    mcp_auth_token: SecretStr
+    auth_mode: Literal["token", "jwt", "token+jwt"] = "token"
+    mcp_auth_token: SecretStr | None = None
     mcp_auth_token_previous: SecretStr | None = None
     mcp_scope_mode: Literal["all", "caller_allowlist"] = "all"
     mcp_allowed_callers: str = ""
@@ -74,6 +77,16 @@ class ServiceSettings(RouterSettings):
     metrics_port: int | None = Field(None, ge=1, le=65_535)
     proxy_headers: bool = False
     forwarded_allow_ips: str = "127.0.0.1"
+    # SPEC §5.4a, read in the JWT modes only.
+    public_url: str = ""
+    jwt_issuer: str = ""
+    jwt_audience: str = ""
+    jwt_jwks_url: str = ""
+    jwt_jwks_file: str = ""
+    jwt_algorithms: str = ",".join(DEFAULT_ALGORITHMS)
+    jwt_leeway_seconds: int = Field(30, ge=0, le=300)
+    jwt_jwks_cache_seconds: int = Field(300, ge=60, le=86_400)
+    jwt_required_scope: str = Field("router", pattern=r"^[\x21\x23-\x5b\x5d-\x7e]+$")  # RFC 6749 scope-token
 
     @field_validator("mcp_auth_token", "mcp_auth_token_previous", mode="before")
     @classmethod
@@ -95,8 +108,15 @@ class ServiceSettings(RouterSettings):
     @model_validator(mode="after")
     def _consistent(self) -> "ServiceSettings":
         previous = self.mcp_auth_token_previous
-        if previous is not None and previous.get_secret_value() == self.mcp_auth_token.get_secret_value():
+        if self.uses_tokens and self.mcp_auth_token is None:
+            raise ValueError(f"ROUTER_MCP_AUTH_TOKEN: is required when ROUTER_AUTH_MODE={self.auth_mode}")
+        if previous is not None and self.mcp_auth_token is not None \
+                and previous.get_secret_value() == self.mcp_auth_token.get_secret_value():
             raise ValueError("ROUTER_MCP_AUTH_TOKEN_PREVIOUS: must differ from ROUTER_MCP_AUTH_TOKEN")
+        if self.uses_jwt:
+            problems = self._jwt_problems()
+            if problems:
+                raise ValueError("\n".join(problems))
         if self.max_head_bytes < self.max_header_line_bytes:
             raise ValueError("ROUTER_MAX_HEAD_BYTES: must be at least ROUTER_MAX_HEADER_LINE_BYTES")
         if self.mcp_scope_mode == "all" and self.callers():
@@ -104,6 +124,56 @@ class ServiceSettings(RouterSettings):
         if self.mcp_scope_mode == "caller_allowlist" and not self.callers():
             raise ValueError("ROUTER_MCP_ALLOWED_CALLERS: must list at least one role in caller_allowlist mode")
         return self
+
+    @property
+    def uses_tokens(self) -> bool:
+        return self.auth_mode in ("token", "token+jwt")
+
+    @property
+    def uses_jwt(self) -> bool:
+        return self.auth_mode in ("jwt", "token+jwt")
+
+    def algorithms(self) -> tuple[str, ...]:
+        return tuple(a.strip() for a in self.jwt_algorithms.split(",") if a.strip())
+
+    def _jwt_problems(self) -> list[str]:
+        """Every JWT-mode rule broken, one 'VARIABLE: rule' line each (never a value)."""
+        mode = f"ROUTER_AUTH_MODE={self.auth_mode}"
+        problems = []
+        for name, value in (("PUBLIC_URL", self.public_url), ("JWT_ISSUER", self.jwt_issuer)):
+            if not value:
+                problems.append(f"{ENV_PREFIX}{name}: is required when {mode}")
+            elif not _web_url(value):
+                problems.append(f"{ENV_PREFIX}{name}: must be an https:// URL (http:// only on loopback) without query or fragment")
+        if not self.jwt_audience:
+            problems.append(f"{ENV_PREFIX}JWT_AUDIENCE: is required when {mode} (this server's resource URI)")
+        if not self.jwt_jwks_url and not self.jwt_jwks_file:
+            problems.append(f"{ENV_PREFIX}JWT_JWKS_URL: a key source is required when {mode} (or ROUTER_JWT_JWKS_FILE)")
+        elif self.jwt_jwks_url and self.jwt_jwks_file:
+            problems.append(f"{ENV_PREFIX}JWT_JWKS_FILE: set either it or ROUTER_JWT_JWKS_URL, not both")
+        elif self.jwt_jwks_url and not _web_url(self.jwt_jwks_url):
+            problems.append(f"{ENV_PREFIX}JWT_JWKS_URL: must be an https:// URL (http:// only on loopback) without query or fragment")
+        algorithms = self.algorithms()
+        if not algorithms:
+            problems.append(f"{ENV_PREFIX}JWT_ALGORITHMS: must list at least one algorithm")
+        for algorithm in algorithms:
+            if algorithm.lower() == "none" or algorithm.upper().startswith("HS"):
+                problems.append(f"{ENV_PREFIX}JWT_ALGORITHMS: 'none' and HS* (shared-secret) algorithms are refused")
+                break
+            if algorithm not in SIGNING_ALGORITHMS:
+                problems.append(f"{ENV_PREFIX}JWT_ALGORITHMS: must be among {', '.join(SIGNING_ALGORITHMS)}")
+                break
+        if self.jwt_jwks_file and not problems:
+            from .verify import read_jwks_file  # PyJWT: JWT modes only
+
+            try:
+                read_jwks_file(self.jwt_jwks_file, algorithms)
+            except JwksError as exc:
+                problems.append(f"{ENV_PREFIX}JWT_JWKS_FILE: {exc}")
+        return problems
+
+    def jwt_rules(self) -> JwtRules:
+        return JwtRules(self.jwt_issuer, self.jwt_audience, self.algorithms(), self.jwt_leeway_seconds, self.jwt_required_scope)
 
     def connection_limits(self) -> ConnectionLimits:
         return ConnectionLimits(
@@ -122,6 +192,9 @@ class ServiceSettings(RouterSettings):
         return frozenset(o.strip() for o in self.mcp_allowed_origins.split(",") if o.strip())
 
     def tokens(self) -> list[bytes]:
+        """The static tokens accepted: none in jwt mode (ROUTER_MCP_AUTH_TOKEN* are then ignored)."""
+        if not self.uses_tokens or self.mcp_auth_token is None:
+            return []
         tokens = [self.mcp_auth_token.get_secret_value().encode()]
         if self.mcp_auth_token_previous is not None:
             tokens.append(self.mcp_auth_token_previous.get_secret_value().encode())
@@ -140,6 +213,17 @@ class ServiceSettings(RouterSettings):
         return Router(policy, self.limits(), self.scope(policy))
 
 
+def _web_url(value: str) -> bool:
+    """https, or http on a loopback host; no query or fragment (they would not survive joining)."""
+    try:
+        parts = urlsplit(value)
+    except ValueError:
+        return False
+    if not parts.hostname or parts.query or parts.fragment or parts.username or parts.password:
+        return False
+    return parts.scheme == "https" or (parts.scheme == "http" and is_loopback(value))
+
+
 def _describe(exc: ValidationError) -> list[str]:
     problems = []
     for error in exc.errors(include_input=False, include_url=False):
@@ -148,7 +232,7 @@ def _describe(exc: ValidationError) -> list[str]:
         if loc:
             problems.append(f"{ENV_PREFIX}{str(loc[0]).upper()}: {message or 'is invalid'}")
         else:
-            problems.append(message)
+            problems.extend(message.splitlines())
     return problems
 
 

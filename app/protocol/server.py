@@ -96,7 +96,9 @@ class McpServer:
     def tools(self) -> list[types.Tool]:
         return list(self._tools)
 
-    def handle(self, body: bytes) -> Reply:
+    def handle(self, body: bytes, roles: frozenset[str] | None = None) -> Reply:
+        """``roles``: the caller roles the request's access token was issued for (SPEC §5.4a), or
+        None when the request carried no role-scoped token; applied by every tool with a caller."""
         message = jsonrpc.parse(body)
         if isinstance(message, jsonrpc.FramingError):
             kind: ReplyKind = "parse_error" if message.code == jsonrpc.PARSE_ERROR else "invalid_request"
@@ -105,9 +107,9 @@ class McpServer:
             return Reply("accepted", None, method=_known(message.method), outcome="accepted")
         if isinstance(message, jsonrpc.ClientResponse):
             return Reply("accepted", None, outcome="accepted")
-        return self._request(message)
+        return self._request(message, roles)
 
-    def _request(self, request: jsonrpc.Request) -> Reply:
+    def _request(self, request: jsonrpc.Request, roles: frozenset[str] | None) -> Reply:
         method, rid = request.method, request.id
         if method == "initialize":
             version = request.params.get("protocolVersion")
@@ -118,15 +120,15 @@ class McpServer:
         if method == "tools/list":
             return Reply("ok", jsonrpc.result(rid, self._tools_list), method)
         if method == "tools/call":
-            return self._call(rid, request.params)
+            return self._call(rid, request.params, roles)
         return Reply("ok", jsonrpc.error(rid, jsonrpc.METHOD_NOT_FOUND, "Method not found"), _known(method), outcome="method_not_found")
 
-    def _call(self, rid: str | int, params: dict[str, Any]) -> Reply:
+    def _call(self, rid: str | int, params: dict[str, Any], roles: frozenset[str] | None) -> Reply:
         name = params.get("name")
         if not isinstance(name, str) or name not in self._tool_names:
             return Reply("ok", jsonrpc.error(rid, jsonrpc.INVALID_PARAMS, "Unknown tool"), "tools/call", outcome="unknown_tool")
         try:
-            result = self.router.call(name, params.get("arguments"))
+            result = self.router.call(name, params.get("arguments"), roles)
         except ArgumentError as exc:
             return Reply("ok", jsonrpc.result(rid, tool_error(exc.as_dict())), "tools/call", name, "invalid_argument")
         except UnknownTool:

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ValidationError
 
 from .analysis import Analysis, analyze
 from .classify import Classification, classify
-from .gate import Resolution, Verdict, gate, permission, unacknowledged, unanswered_severity
+from .gate import Resolution, Verdict, check_input, gate, permission, resolve, unacknowledged, unanswered_severity
 from .models import (
     ArgumentError,
     Candidate,
@@ -109,8 +109,12 @@ class Router:
     # Untrusted entry
     # ----------------------------------------------------------------------------------------
 
-    def call(self, tool: str, arguments: Any) -> BaseModel:
-        """Validate ``arguments`` for ``tool`` and run it. Raises UnknownTool or ArgumentError."""
+    def call(self, tool: str, arguments: Any, roles: frozenset[str] | None = None) -> BaseModel:
+        """Validate ``arguments`` for ``tool`` and run it. Raises UnknownTool or ArgumentError.
+
+        ``roles``: the caller roles the request's access token was issued for (SPEC §5.4a), data the
+        protocol layer hands in per request; None when the request carried no role-scoped token.
+        """
         spec = TOOLS.get(tool) if isinstance(tool, str) else None
         if spec is None:
             raise UnknownTool("unknown tool")
@@ -136,7 +140,10 @@ class Router:
                 raise ArgumentError("confirmed_red_flags", "must list known red-flag concept ids")
             if acknowledged and not set(acknowledged).isdisjoint(confirmed):
                 raise ArgumentError("confirmed_red_flags", "a concept may not be both acknowledged and confirmed")
-        return self._methods[tool](**{name: getattr(args, name) for name in spec.args.model_fields})
+        kwargs = {name: getattr(args, name) for name in spec.args.model_fields}
+        if roles is not None and "caller" in kwargs:
+            kwargs["roles"] = roles
+        return self._methods[tool](**kwargs)
 
     # ----------------------------------------------------------------------------------------
     # The five tools
@@ -149,10 +156,11 @@ class Router:
         target_mcp: str = "",
         acknowledged_red_flags: Iterable[str] = (),
         confirmed_red_flags: Iterable[str] = (),
+        roles: frozenset[str] | None = None,
     ) -> GateResult:
         analysis = analyze(self.policy, intent, caller, frozenset(confirmed_red_flags))
         acknowledged = frozenset(acknowledged_red_flags)
-        verdict, resolution = gate(self.policy, self.scope, analysis, caller, target_mcp, acknowledged=acknowledged)
+        verdict, resolution = gate(self.policy, self.scope, analysis, caller, target_mcp, acknowledged=acknowledged, roles=roles)
         return self._gate_result(verdict, resolution, self._red_flags(analysis, acknowledged))
 
     def classify_intent(self, text: str) -> ClassifyResult:
@@ -174,8 +182,10 @@ class Router:
             "policy_version": self.policy_version,
         })
 
-    def check_permission(self, caller: str, mcp: str, action: str = "read") -> PermissionResult:
-        verdict, resolved_action, cell = permission(self.policy, self.scope, caller, mcp, action)
+    def check_permission(
+        self, caller: str, mcp: str, action: str = "read", roles: frozenset[str] | None = None
+    ) -> PermissionResult:
+        verdict, resolved_action, cell = permission(self.policy, self.scope, caller, mcp, action, roles)
         return _permission_result({
             "allow": verdict.allow,
             "access": cell,
@@ -199,6 +209,7 @@ class Router:
         reference_date: str | date | None = None,
         acknowledged_red_flags: Iterable[str] = (),
         confirmed_red_flags: Iterable[str] = (),
+        roles: frozenset[str] | None = None,
     ) -> RouteResult:
         analysis = analyze(self.policy, text, caller, frozenset(confirmed_red_flags))
         acknowledged = frozenset(acknowledged_red_flags)
@@ -207,6 +218,14 @@ class Router:
         route = _Route(self, result, slots, patient_id, self._red_flags(analysis, acknowledged))
         if result.emergency:
             return route.done("halt", "p0_emergency", "emergency red flag: stop all business calls and escalate", fallback="halt")
+        # SPEC §4.5: right after the halt, an unknown or out-of-scope caller is denied before
+        # anything else is decided (a question, a review) for it.
+        denial = check_input(self.policy, self.scope, caller, None, roles)
+        if denial:
+            resolution = resolve(self.policy, analysis, result)
+            route.gate = self._gate_result(denial, resolution, route.red_flags)
+            route.mcp = resolution.mcp or route.mcp
+            return route.done("denied", denial.reason_code, denial.reason)
         severity = unanswered_severity(analysis, acknowledged) if analysis.soft_current else []
         if severity:
             route.mcp = None  # nothing is decided until the user answers
@@ -222,7 +241,7 @@ class Router:
         if result.confidence < self.limits.min_confidence:
             return route.done("review", "low_confidence", "rule match too weak: review, then pass the gate again", fallback="llm")
 
-        verdict, resolution = gate(self.policy, self.scope, analysis, caller, "", result, acknowledged)
+        verdict, resolution = gate(self.policy, self.scope, analysis, caller, "", result, acknowledged, roles)
         route.gate = self._gate_result(verdict, resolution, route.red_flags)
         route.mcp = resolution.mcp or route.mcp
         if not verdict.allow:

@@ -79,12 +79,14 @@ def gate(
     target_mcp: str,
     classification: Classification | None = None,
     acknowledged: frozenset[str] = frozenset(),
+    roles: frozenset[str] | None = None,
 ) -> tuple[Verdict, Resolution]:
     """The first denial, or a pass. ``classification`` of the same analysis may be handed in
     (route_request has it already) to spare classifying the text twice. ``acknowledged``: the
-    concepts the user said are not happening now (SPEC §4.7); they never lift a current one."""
+    concepts the user said are not happening now (SPEC §4.7); they never lift a current one.
+    ``roles``: the caller roles the request's access token was issued for (None: no such limit)."""
     resolution = resolve(policy, analysis, classification)
-    return _first_denial(policy, scope, analysis, resolution, caller, target_mcp, acknowledged), resolution
+    return _first_denial(policy, scope, analysis, resolution, caller, target_mcp, acknowledged, roles), resolution
 
 
 def unacknowledged(analysis: Analysis, acknowledged: frozenset[str]) -> list[str]:
@@ -108,6 +110,7 @@ def _first_denial(
     caller: str,
     target_mcp: str,
     acknowledged: frozenset[str],
+    roles: frozenset[str] | None,
 ) -> Verdict:
     if analysis.red_flags:
         if analysis.current:
@@ -125,7 +128,7 @@ def _first_denial(
             return Verdict(False, "P0_CONFIRM", "p0_confirm_current",
                            "a red flag is mentioned: ask whether it is happening to the patient now", matched=asking)
 
-    denial = check_input(policy, scope, caller, target_mcp or None)
+    denial = check_input(policy, scope, caller, target_mcp or None, roles)
     if denial:
         return denial
     text = analysis.views.text
@@ -159,15 +162,21 @@ def _first_denial(
     return decide_cell(policy, caller, target, write=False, matched=matched)
 
 
-def check_input(policy: Policy, scope: frozenset[str] | None, caller: str, mcp: str | None) -> Verdict | None:
-    """The INPUT checks shared by the gate and check_permission: registered, in scope, known target.
+def check_input(
+    policy: Policy, scope: frozenset[str] | None, caller: str, mcp: str | None, roles: frozenset[str] | None = None
+) -> Verdict | None:
+    """The INPUT checks shared by the gate, check_permission and route_request: registered, in the
+    server's scope, in the access token's role scopes (SPEC §5.4a), known target.
 
-    ``mcp`` None means "not given" (the gate then resolves it from the text).
+    ``mcp`` None means "not given" (the gate then resolves it from the text). ``roles`` None: the
+    request carried no role-scoped token (a static service token), so only the server scope applies.
     """
     if caller not in policy.roles:
         return Verdict(False, "INPUT", "caller_unknown", "caller is not a registered role")
     if scope is not None and caller not in scope:
         return Verdict(False, "INPUT", "caller_out_of_scope", "caller is outside this token's scope")
+    if roles is not None and caller not in roles:
+        return Verdict(False, "INPUT", "caller_not_in_scope", "the access token was not issued for this caller role")
     if mcp is not None and mcp not in policy.mcp_id:
         return Verdict(False, "INPUT", "target_unknown", "MCP is not registered")
     return None
@@ -207,13 +216,15 @@ def decide_cell(policy: Policy, caller: str, target: str, write: bool, matched: 
                    requires_confirmation=confirm, limited_view=cell == "RL", matched=matched)
 
 
-def permission(policy: Policy, scope: frozenset[str] | None, caller: str, mcp: str, action: str) -> tuple[Verdict, str, str | None]:
+def permission(
+    policy: Policy, scope: frozenset[str] | None, caller: str, mcp: str, action: str, roles: frozenset[str] | None = None
+) -> tuple[Verdict, str, str | None]:
     """check_permission's decision: (verdict, resolved_action, raw cell or None)."""
     name = fold(action).strip()  # same normalization as text: ｐｕｓｈ＿ｔｏ＿ｅｍｒ and push\u200b_to_emr are writes
     tool = None if name in ("read", "write", "") else lookup_write_tool(policy, name)
     write_like = name == "write" or tool is not None or (name not in ("read", "") and is_write_looking(policy, name))
     resolved_action = "write" if write_like else "read"
-    denial = check_input(policy, scope, caller, mcp)
+    denial = check_input(policy, scope, caller, mcp, roles)
     if denial:
         return denial, resolved_action, None
     cell = policy.matrix[(caller, mcp)]

@@ -178,6 +178,7 @@ GATE_REASON_CODES = (
     "p0_confirm_severity",
     "caller_unknown",
     "caller_out_of_scope",
+    "caller_not_in_scope",
     "target_unknown",
     "target_unresolved",
     "empty_intent",

@@ -23,6 +23,8 @@ from .conftest import ACK_ROUND_TRIP, BAD_CALL, CALLS, CONFIRM_ROUND_TRIP, FIVE_
 
 TS_DIR = Path(__file__).resolve().parent / "ts"
 SDK = "@modelcontextprotocol/sdk"
+# Everything `npm ci` must have installed: the SDK, and the authorization server of the OAuth tests.
+PACKAGES = (SDK, "oidc-provider")
 NPM_CI_TIMEOUT_SECONDS = 120
 CLIENT_TIMEOUT_SECONDS = 60
 
@@ -37,23 +39,27 @@ def _tool(name: str) -> str:
     return path
 
 
-def _locked_version() -> str:
+def _locked_version(package: str = SDK) -> str:
     lock = json.loads((TS_DIR / "package-lock.json").read_text())
-    return lock["packages"][f"node_modules/{SDK}"]["version"]
+    return lock["packages"][f"node_modules/{package}"]["version"]
 
 
-def _installed_version() -> str | None:
+def _installed_version(package: str = SDK) -> str | None:
     try:
-        return json.loads((TS_DIR / "node_modules" / SDK / "package.json").read_text())["version"]
+        return json.loads((TS_DIR / "node_modules" / package / "package.json").read_text())["version"]
     except (OSError, ValueError, KeyError):
         return None
+
+
+def _installed_as_locked() -> bool:
+    return all(_installed_version(p) == _locked_version(p) for p in PACKAGES)
 
 
 def _ensure_node_modules(npm: str) -> None:
     lock_path = Path(tempfile.gettempdir()) / f"a207-interop-npm-{hashlib.sha256(str(TS_DIR).encode()).hexdigest()[:16]}.lock"
     with open(lock_path, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
-        if _installed_version() == _locked_version():
+        if _installed_as_locked():
             return
         try:
             done = subprocess.run(
@@ -68,7 +74,7 @@ def _ensure_node_modules(npm: str) -> None:
             pytest.fail(f"`npm ci` in {TS_DIR} did not finish in {NPM_CI_TIMEOUT_SECONDS} s", pytrace=False)
         if done.returncode != 0:
             pytest.fail(f"`npm ci` in {TS_DIR} failed ({done.returncode}):\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}", pytrace=False)
-        assert _installed_version() == _locked_version(), "npm ci did not install the locked SDK version"
+        assert _installed_as_locked(), "npm ci did not install the locked versions"
 
 
 @pytest.fixture(scope="module")
@@ -155,12 +161,12 @@ def test_bad_argument_reaches_a_callTool_user(ts_output):
 def test_http_exchanges_follow_the_profile(ts_output):
     """initialize first; requests 200, the notification 202; a GET (SSE) is refused with 405."""
     http = ts_output["http"]
-    posts = [(method, status) for verb, method, status in http if verb == "POST"]
+    posts = [(method, status) for verb, method, status, *_ in http if verb == "POST"]
     assert posts[0] == ("initialize", 200), http
     assert ("notifications/initialized", 202) in posts, http
     assert all(status == (202 if method.startswith("notifications/") else 200) for method, status in posts), http
-    assert all(status == 405 for verb, _, status in http if verb == "GET"), http
-    assert {verb for verb, _, _ in http} <= {"POST", "GET", "DELETE"}, http
+    assert all(status == 405 for verb, _, status, *_ in http if verb == "GET"), http
+    assert {verb for verb, *_ in http} <= {"POST", "GET", "DELETE"}, http
 
 
 def test_acknowledgement_round_trip(ts_output, interop_cases):

@@ -1,20 +1,25 @@
 // The official TypeScript MCP client against a running a207-router-mcp.
 //
 //   MCP_BEARER_TOKEN=... node client.mjs <mcp-url> <calls.json>
+//   MCP_OAUTH_CLIENT_ID=... MCP_OAUTH_CLIENT_SECRET=... MCP_OAUTH_ISSUER=... MCP_OAUTH_SCOPE=... node client.mjs <mcp-url> <calls.json>
 //
-// The token comes from the environment only (an argument would show in process listings).
+// The token comes from the environment only (an argument would show in process listings). With
+// the MCP_OAUTH_* variables instead, the SDK's own ClientCredentialsProvider gets its token: from the
+// first 401 it reads resource_metadata, finds the authorization server (which must be
+// MCP_OAUTH_ISSUER), and obtains a client-credentials token for the server's resource.
 // calls.json is a JSON array of {"tool": name, "arguments": {...}}. Prints one JSON document:
 // {sdkVersion, protocolVersion, serverInfo, capabilities, instructions, tools, results, http}
 // where results[i] is {tool, via, sdkError, isError, structuredContent, content}: `via` is
 // "callTool" when Client.callTool returned; when it threw (`sdkError` holds the message), the same
 // call is sent again as a plain tools/call request (`via` "request") so the wire answer can still be
-// compared. http lists every HTTP exchange as [verb, JSON-RPC method or null, status].
+// compared. http lists every HTTP exchange as [verb, JSON-RPC method or null, status, URL path].
 // Exits 1 (with a message on stderr) only when it cannot connect or list the tools.
 
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -28,8 +33,18 @@ function fail(message) {
 
 const [url, callsPath] = process.argv.slice(2);
 const token = process.env.MCP_BEARER_TOKEN;
+const oauth = process.env.MCP_OAUTH_CLIENT_ID
+  ? {
+      clientId: process.env.MCP_OAUTH_CLIENT_ID,
+      clientSecret: process.env.MCP_OAUTH_CLIENT_SECRET,
+      expectedIssuer: process.env.MCP_OAUTH_ISSUER,
+      // SDK 1.32.2 requests only the provider's own scope in a client-credentials token request
+      // (fetchToken reads clientMetadata.scope, not the discovered scopes_supported or the challenge).
+      scope: process.env.MCP_OAUTH_SCOPE,
+    }
+  : null;
 if (!url || !callsPath) fail('usage: MCP_BEARER_TOKEN=... node client.mjs <mcp-url> <calls.json>');
-if (!token) fail('MCP_BEARER_TOKEN is not set');
+if (!token && !oauth) fail('neither MCP_BEARER_TOKEN nor MCP_OAUTH_CLIENT_ID is set');
 
 const here = dirname(fileURLToPath(import.meta.url));
 const sdkVersion = JSON.parse(
@@ -49,14 +64,14 @@ async function recordingFetch(input, init) {
     }
   }
   const response = await fetch(input, init);
-  http.push([init?.method ?? 'GET', rpcMethod, response.status]);
+  const target = new URL(input instanceof Request ? input.url : String(input));
+  http.push([init?.method ?? 'GET', rpcMethod, response.status, target.pathname]);
   return response;
 }
 
-const transport = new StreamableHTTPClientTransport(new URL(url), {
-  requestInit: { headers: { Authorization: `Bearer ${token}` } },
-  fetch: recordingFetch,
-});
+const transport = new StreamableHTTPClientTransport(new URL(url), oauth
+  ? { authProvider: new ClientCredentialsProvider(oauth), fetch: recordingFetch }
+  : { requestInit: { headers: { Authorization: `Bearer ${token}` } }, fetch: recordingFetch });
 const client = new Client({ name: 'a207-interop-ts', version: '0.0.0' });
 
 let tools;
