@@ -79,7 +79,7 @@ class BloodPressureEntry(_Strict):
 class P0Entry(_Strict):
     safe_phrases: Terms
     critical_values: Annotated[list[CriticalValueEntry], Field(min_length=1)]
-    blood_pressure: BloodPressureEntry
+    blood_pressure: BloodPressureEntry | None = None  # absent: no blood-pressure values (a policy before SPEC §3.5 rev 2)
     infant_fever: InfantFeverEntry
     concepts: Annotated[list[ConceptEntry], Field(min_length=1)]
 
@@ -174,7 +174,7 @@ def check(p0: P0Entry, context: ContextEntry, roles: set[str]) -> list[str]:
                 problems.append(f"p0.critical_values.{rule.analyte}: {word!r} ends with a numeral character")
         if rule.concept not in concept_ids:
             problems.append(f"p0.critical_values.{rule.analyte}: unknown concept {rule.concept!r}")
-    if p0.blood_pressure.concept not in concept_ids:
+    if p0.blood_pressure is not None and p0.blood_pressure.concept not in concept_ids:
         problems.append(f"p0.blood_pressure: unknown concept {p0.blood_pressure.concept!r}")
     fever = p0.infant_fever
     if fever.concept not in concept_ids:
@@ -275,7 +275,7 @@ class RedFlagRules:
     pattern_prefilter: re.Pattern[str] | None  # any character a pattern can start with
     critical_values: tuple[CriticalValue, ...]
     time_opening: re.Pattern[str] | None  # a time cue at a clause start: a critical word's values continue there
-    blood_pressure: BloodPressure
+    blood_pressure: BloodPressure | None
     infant_fever: InfantFever
     context: ContextRules
     soft_terms: frozenset[str]  # folded: a mention of one asks its concept's severity question when current
@@ -324,16 +324,6 @@ def compile_rules(p0: P0Entry, context: ContextEntry) -> RedFlagRules:
         f"|(?P<newborn>新生儿|未满月|刚满月|没满月|不到满月|(?<![未没刚到])满月(?![酒宴照])|刚出生)"
     )
     fever_word = re.compile("发烧|发热|发高烧|高烧|低烧|烧起来|发烫|很烫|滚烫|烫手|体温高|体温偏高")
-    bp = p0.blood_pressure
-    bp_words = "|".join(re.escape(fold(w)) for w in sorted(bp.words + bp.diastolic_words, key=len, reverse=True))
-    not_before = "|".join(re.escape(fold(w)) for w in bp.not_before)
-    # 血压175/115, 高压180, 血压170多, 收缩压 185 mmHg: a word, a short gap in the clause with no
-    # digit, the first value and perhaps a second after a slash.
-    reading = re.compile(
-        f"(?P<w>{bp_words})" + (f"(?!{not_before})" if not_before else "")
-        + f"[^，。！？；,!?;\\n0-9]{{0,{bp.window}}}?(?<![0-9.])(?P<s>[0-9]{{2,3}})(?![0-9.])(?:多)?"
-        "(?:\\s?/\\s?(?P<d>[0-9]{2,3})(?![0-9.]))?"
-    )
     kid = "|".join(re.escape(fold(w)) for w in sorted(context.patient_words, key=len, reverse=True))
     time_words = [fold(w) for e in context.cues if e.kind in ("now", "past", "now_clause", "ongoing") and e.direction == "before"
                   for w in e.words]
@@ -361,11 +351,7 @@ def compile_rules(p0: P0Entry, context: ContextEntry) -> RedFlagRules:
             for c in p0.critical_values
         ),
         time_opening=re.compile(time_opening) if time_opening else None,
-        blood_pressure=BloodPressure(
-            bp.concept, bp.name, (bp.systolic, bp.diastolic), (bp.child_systolic, bp.child_diastolic), reading,
-            frozenset(fold(w) for w in bp.diastolic_words),
-            re.compile(f"{kid}|(?<![0-9])(?:1[0-7]|[1-9])岁|[一二两三四五六七八九]岁|十[一二三四五六七]?岁"),
-        ),
+        blood_pressure=_blood_pressure(p0.blood_pressure, kid) if p0.blood_pressure else None,
         infant_fever=InfantFever(fever.concept, fever.name, fever.min_celsius, fever.max_celsius, fever.max_age_days,
                                  temperature, age, fever_word),
         context=ContextRules(
@@ -386,6 +372,21 @@ def compile_rules(p0: P0Entry, context: ContextEntry) -> RedFlagRules:
         term_count=sum(len(c.terms) + len(c.soft_terms) for c in p0.concepts),
         pattern_count=len(patterns),
     )
+
+
+def _blood_pressure(bp: BloodPressureEntry, kid: str) -> BloodPressure:
+    words = "|".join(re.escape(fold(w)) for w in sorted(bp.words + bp.diastolic_words, key=len, reverse=True))
+    not_before = "|".join(re.escape(fold(w)) for w in bp.not_before)
+    # 血压175/115, 高压180, 血压170多, 收缩压 185 mmHg: a word, a short gap in the clause with no
+    # digit, the first value and perhaps a second after a slash.
+    reading = re.compile(
+        f"(?P<w>{words})" + (f"(?!{not_before})" if not_before else "")
+        + f"[^，。！？；,!?;\\n0-9]{{0,{bp.window}}}?(?<![0-9.])(?P<s>[0-9]{{2,3}})(?![0-9.])(?:多)?"
+        "(?:\\s?/\\s?(?P<d>[0-9]{2,3})(?![0-9.]))?"
+    )
+    child = re.compile(f"{kid}|(?<![0-9])(?:1[0-7]|[1-9])岁|[一二两三四五六七八九]岁|十[一二三四五六七]?岁")
+    return BloodPressure(bp.concept, bp.name, (bp.systolic, bp.diastolic), (bp.child_systolic, bp.child_diastolic), reading,
+                         frozenset(fold(w) for w in bp.diastolic_words), child)
 
 
 def _first_chars(pattern: str) -> set[str] | None:

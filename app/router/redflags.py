@@ -13,7 +13,7 @@ from typing import NamedTuple
 from . import numerals
 from .context import Mention, contexts
 from .lexicon import Hit, Hits
-from .redflag_policy import InfantFever, RedFlagRules
+from .redflag_policy import BloodPressure, InfantFever, RedFlagRules
 from .text import TextViews, kept_offsets
 
 
@@ -52,8 +52,8 @@ def red_flags(
         extra.append(_as_mention(Mention, (start, end, rule.name, rule.concept)))
     if "度" in text or "烧" in text or "热" in text or "烫" in text or "温" in text or "℃" in text or "°" in text:
         extra += _infant_fever(rules, text)
-    if "压" in text or "bp" in text:
-        extra += _blood_pressure(rules, text)
+    if rules.blood_pressure is not None and ("压" in text or "bp" in text):
+        extra += _blood_pressure(rules.blood_pressure, text)
     if extra:
         # A few sorted runs (terms, patterns, critical values, the squashed view): Timsort merges
         # them in linear time, comparing the tuples in C. Where two overlap, the earlier wins, then
@@ -178,10 +178,9 @@ def _young_infant(fever: InfantFever, text: str) -> bool:
     return False
 
 
-def _blood_pressure(rules: RedFlagRules, text: str) -> list[Mention]:
+def _blood_pressure(bp: BloodPressure, text: str) -> list[Mention]:
     """Every blood-pressure reading at or above the policy's limits (a child's when the text names
     a child or an age under 18), each a mention placed on its values (SPEC §3.5 revision 2)."""
-    bp = rules.blood_pressure
     found: list[Mention] = []
     limits: tuple[int, int] | None = None
     for m in bp.reading.finditer(text):
