@@ -4,6 +4,7 @@
     .venv/bin/python bench/http_bench.py                 # full run, writes bench/RESULTS.md
     .venv/bin/python bench/http_bench.py --quick         # 1 s warm-up, 3 s runs, one round
     .venv/bin/python bench/http_bench.py --quick --only ours --duration 2 --warmup 1 --connections 4
+    .venv/bin/python bench/http_bench.py --base /tmp/befbd5a --only ours,base --rounds 4 --connections 32
 
 Servers, started one at a time on 127.0.0.1 and driven with the same request mix and headers:
 
@@ -12,7 +13,9 @@ Servers, started one at a time on 127.0.0.1 and driven with the same request mix
 * sdk  — bench/servers/sdk.py: mcp 2.3.0 ``MCPServer`` serving the five router functions,
   ``streamable_http_app(stateless_http=True, json_response=True)``;
 * bare — bench/servers/bare.py: a Starlette ``POST /mcp`` around ``router.call``, no checks;
-* raw  — bench/servers/raw.py: a raw ASGI callable with orjson around ``router.call`` (the floor).
+* raw  — bench/servers/raw.py: a raw ASGI callable with orjson around ``router.call`` (the floor);
+* base — ``python -m app serve`` of another tree (``--base DIR``, e.g. ``git worktree add /tmp/befbd5a
+  befbd5a``) with the same settings and venv: a regression measured side by side in one run.
 
 All four run uvicorn with uvloop + httptools, one process. The server is pinned to one core and
 wrk to another (``taskset``) when the machine has two. The request bodies (all five tools via
@@ -58,7 +61,7 @@ from bench.results import code_state, without_version, write_section  # noqa: E4
 BENCH = ROOT / "bench"
 MIX_LUA = BENCH / "mix.lua"
 RESULTS = BENCH / "RESULTS.md"
-SERVERS = ("ours", "sdk", "bare", "raw")
+SERVERS = ("ours", "sdk", "bare", "raw", "base")
 CALLERS = ("dispatcher", "doctor_assistant", "nutritionist", "parent_assistant", "child_companion", "risk_warning")
 MCPS = (
     "a207-his-mcp", "a207-lis-mcp", "a207-ckd-clinical-calc-mcp", "a207-nutrition-assessment-mcp",
@@ -180,20 +183,21 @@ class Server:
     token: str
     core: str | None
     workdir: Path
+    root: Path = ROOT  # the tree whose app/ serves (another one for "base")
     proc: subprocess.Popen | None = None
     log_path: Path | None = None
 
     def command(self) -> list[str]:
         py = sys.executable
-        if self.name == "ours":
+        if self.name in ("ours", "base"):
             return pin(self.core) + [py, "-m", "app", "serve", "--host", "127.0.0.1", "--port", str(self.port)]
         return pin(self.core) + [py, str(BENCH / "servers" / f"{self.name}.py"), "--port", str(self.port)]
 
     def start(self) -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith("ROUTER_")}
-        env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        env["PYTHONPATH"] = str(self.root) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
         env["PYTHONUNBUFFERED"] = "0"
-        if self.name == "ours":
+        if self.name in ("ours", "base"):
             env["ROUTER_MCP_AUTH_TOKEN"] = self.token
         self.log_path = self.workdir / f"{self.name}-{self.port}.stderr"
         # Ours logs one JSON line per request on stdout: production logging, written to /dev/null.
@@ -383,8 +387,8 @@ def tables(runs: list[Run], servers: list[str], connections: list[int], rounds: 
     lines = []
     for c in connections:
         lines.append(f"#### c={c}\n")
-        lines.append("| round | server | req/s | p50 ms | p99 ms | max ms | CPU µs/req | core busy | peak RSS MiB | requests | bad |")
-        lines.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        lines.append("| round | server | req/s | p50 ms | p99 ms | p99/p50 | max ms | CPU µs/req | core busy | peak RSS MiB | requests | bad |")
+        lines.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for r in range(1, rounds + 1):
             for s in servers:
                 run = next((x for x in runs if x.server == s and x.round == r and x.connections == c), None)
@@ -392,7 +396,8 @@ def tables(runs: list[Run], servers: list[str], connections: list[int], rounds: 
                     continue
                 bad = f"{run.bad + run.socket_errors}" + ("" if run.clean else " ⚠")
                 lines.append(
-                    f"| {r} | {s} | {run.rps:,.0f} | {run.p50_ms:.2f} | {run.p99_ms:.2f} | {run.max_ms:.1f} | "
+                    f"| {r} | {s} | {run.rps:,.0f} | {run.p50_ms:.2f} | {run.p99_ms:.2f} | "
+                    f"{run.p99_ms / run.p50_ms if run.p50_ms else 0:.2f}× | {run.max_ms:.1f} | "
                     f"{run.cpu_us_per_req:,.0f} | {run.core_busy:.0%} | {run.hwm_mib:.1f} | {run.requests:,} | {bad} |"
                 )
         if "ours" in servers and len(servers) > 1:
@@ -502,16 +507,20 @@ def main(argv: list[str] | None = None) -> int:
                         help="markdown output (default bench/RESULTS.md on a full run of all servers; "
                              "nothing on --quick / --only unless given)")
     parser.add_argument("--json", default=None, help="also write every run's figures as JSON to this file")
+    parser.add_argument("--base", default=None, help="another tree whose `python -m app serve` is the server 'base'")
     args = parser.parse_args(argv)
     # A TERM (a timeout, a CI cancel) unwinds through the finally blocks, which stop the server.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     args.duration = args.duration if args.duration is not None else (3.0 if args.quick else 10.0)
     args.warmup = args.warmup if args.warmup is not None else (1.0 if args.quick else 3.0)
     rounds = args.rounds or (1 if args.quick else 2)
-    servers = [s.strip() for s in args.only.split(",")] if args.only else list(SERVERS)
+    default = [s for s in SERVERS if s != "base" or args.base]
+    servers = [s.strip() for s in args.only.split(",")] if args.only else default
     unknown = [s for s in servers if s not in SERVERS]
     if unknown:
         parser.error(f"unknown server(s): {', '.join(unknown)}")
+    if ("base" in servers) != (args.base is not None):
+        parser.error("--base DIR and the server 'base' go together")
     connections = [int(c) for c in args.connections.split(",")]
 
     if shutil.which("wrk") is None:
@@ -550,7 +559,8 @@ def main(argv: list[str] | None = None) -> int:
         write_lua_bodies(bodies, bodies_lua)
         for round_no in range(1, rounds + 1):
             for name in servers:
-                server = Server(name, free_port(), token, server_core, workdir)
+                server = Server(name, free_port(), token, server_core, workdir,
+                                root=Path(args.base).resolve() if name == "base" else ROOT)
                 try:
                     server.start()
                     got = verify(server, bodies)

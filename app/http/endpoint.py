@@ -39,7 +39,8 @@ _INTERNAL = orjson.dumps({"error": "internal", "message": "internal error; quote
 _NOT_ALLOWED = orjson.dumps({"error": "method_not_allowed", "message": "only POST is served at /mcp"})
 
 # After a refusal that comes before the body is read (403, 401, 413) the connection is closed: the
-# server stops reading, so a client without a token cannot keep streaming a declared 1 GB body.
+# protocol's lingering close lets the client read the answer, then cuts it off (16 MiB, 30 s), so a
+# client without a token cannot keep streaming a declared 1 GB body.
 CLOSE = (b"connection", b"close")
 
 STATUS_OF_KIND = {"ok": 200, "accepted": 202, "parse_error": 400, "invalid_request": 400}

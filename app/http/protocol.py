@@ -13,16 +13,29 @@
 * **Trailers are ignored.** uvicorn appends chunked-body trailer fields to ``scope["headers"]``; a
   bearer token sent only as a trailer authenticated. A body's bytes on the wire (chunk framing and
   trailers included) may exceed ``max_body_bytes`` by at most ``max_head_bytes``, else the
-  connection is closed, so trailers cannot grow httptools' buffers either.
+  parser is fed no more (``_beyond_wire_budget``), so trailers cannot grow httptools' buffers.
 * **Upgrade is ignored.** llhttp stops parsing at the head of a request with ``Connection:
   upgrade`` (httptools makes it skip the body), so the body never reached the app. Here the body is
   parsed by a second parser from the same framing headers, the request is served as plain
-  HTTP/1.1, and the connection is closed after the answer (what followed the body is not read).
+  HTTP/1.1, and the connection is closed after the answer (what followed the body is not parsed).
+* **A close after an answer lingers** (nginx's ``lingering_close``, issue 22). Closing a socket
+  with unread bytes in it makes the kernel reset the connection, and the reset discards what the
+  client had not read yet: a client still sending its body when it was refused (401, 403, 413)
+  saw "connection reset" instead of the status. So every close that follows an answer (the app's
+  ``Connection: close``, a refusal written here, a body beyond the wire budget once answered)
+  writes the answer, half-closes (shutdown of the write side), and reads and discards what still
+  comes — never parsed, never buffered — until the client closes, ``linger_read_seconds`` pass
+  without a byte (nginx's ``lingering_timeout``, 5 s), ``linger_total_seconds`` in all
+  (``lingering_time``, 30 s) or ``linger_max_bytes`` were discarded. Lingering connections stay
+  counted in uvicorn's open connections (a graceful shutdown closes them at once) and are at most
+  ``max_requests_in_flight`` at a time, past which a close is immediate again: an unauthenticated
+  client can hold a socket for 30 s but cannot turn real requests into 503s.
 * Every answer written here (400, 414, 431, 408, 503) is JSON with an ``X-Request-ID`` and one log
   line, like the app's own answers.
 
 The uvicorn internals this relies on are checked by tests/http/test_protocol_internals.py, and the
-uvicorn versions it was tested with are pinned in pyproject.toml.
+uvicorn versions it was tested with are pinned in pyproject.toml. One module over the usual ~400
+lines: every limit above overrides the same uvicorn class and shares its per-connection state.
 """
 
 from __future__ import annotations
@@ -55,6 +68,12 @@ class ConnectionLimits:
     max_head_bytes: int = 32_768
     max_requests_in_flight: int = 1_024
     max_body_bytes: int = 65_536
+    # nginx's lingering_timeout and lingering_time. The byte cap is the largest body limit an
+    # operator can set (ROUTER_MCP_MAX_BODY_BYTES ≤ 16 MiB): a client that sends such a body whole
+    # before reading still gets its answer, and draining it costs a few milliseconds of reads.
+    linger_read_seconds: float = 5.0
+    linger_total_seconds: float = 30.0
+    linger_max_bytes: int = 16 * 1024 * 1024
 
 
 def _error(kind: str, message: str) -> bytes:
@@ -120,12 +139,27 @@ class _BodySink:
             self.protocol.finish_upgraded_body()
 
 
+class _CycleTransport:
+    """The transport a request's cycle writes through: uvicorn's cycle closes the transport after
+    an answer with ``Connection: close``; here that close lingers. ``write`` and ``is_closing``
+    are the real transport's bound methods (no extra call on the hot path)."""
+
+    __slots__ = ("close", "write", "is_closing")
+
+    def __init__(self, protocol: BoundedHttpToolsProtocol, transport) -> None:
+        self.close = protocol.linger
+        self.write = transport.write
+        self.is_closing = transport.is_closing
+
+
 class BoundedHttpToolsProtocol(HttpToolsProtocol):
-    """See the module docstring. ``limits`` and ``observer`` are set by ``protocol_class``."""
+    """See the module docstring. ``limits``, ``observer``, ``shed_app`` and ``lingering`` (the
+    server's lingering connections) are set by ``protocol_class``."""
 
     limits: ConnectionLimits
     observer: Observer
     shed_app: ShedApp
+    lingering: set[BoundedHttpToolsProtocol]
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -148,11 +182,19 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         self._sink: _BodySink | None = None
         self._upgraded = False
         self._head_timer = None
+        self._parsed_body = 0  # body bytes the parser delivered for the current message
+        self._discarding = False  # the parser is fed no more: bytes received are dropped
+        self._linger_since: float | None = None  # loop time the lingering close began
+        self._linger_last = 0.0  # loop time of the last read while lingering
+        self._linger_bytes = 0
+        self._linger_timer = None
+        self._shutting_down = False
 
     # -- connection lifecycle ---------------------------------------------------------------
 
     def connection_made(self, transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
+        self._cycle_transport = _CycleTransport(self, transport)
         self._head_since = self.loop.time()
         self._head_timer = self.loop.call_later(self.limits.head_timeout_seconds, self._check_head_deadline)
 
@@ -160,7 +202,16 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         if self._head_timer is not None:
             self._head_timer.cancel()
             self._head_timer = None
+        if self._linger_since is not None:
+            self.lingering.discard(self)
+            if self._linger_timer is not None:
+                self._linger_timer.cancel()
+                self._linger_timer = None
         super().connection_lost(exc)
+
+    def shutdown(self) -> None:
+        self._shutting_down = True  # from now on a close is immediate: nothing waits 30 s on a drain
+        super().shutdown()
 
     def _check_head_deadline(self) -> None:
         self._head_timer = None
@@ -190,6 +241,9 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
     def data_received(self, data: bytes) -> None:
         # uvicorn's data_received, with the byte accounting around the parser and our answers to
         # its errors (JSON, request id, log line) instead of a text/plain 400.
+        if self._discarding:
+            self._discard(len(data))
+            return
         self._unset_keepalive_if_required()
         self._silent = False
         if self._upgraded:
@@ -221,7 +275,20 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         if self._head_bytes > self._max_head:
             self._refuse(431)
         elif in_body and self._body_bytes > self._max_body_wire and self._in_body():
-            self.transport.close()  # framing or trailers beyond any honest body: no second answer
+            self._beyond_wire_budget()
+
+    def _beyond_wire_budget(self) -> None:
+        """More body on the wire than any accepted request has. The parser is fed no more. An
+        answered request (415 keeps the connection) lingers now; a body already past the limit
+        gets the app's refusal first (it needs no more bytes to give one; reading pauses till
+        then); anything else is framing or trailers beyond any honest body: closed unanswered."""
+        if self.cycle.response_complete:
+            self.linger()
+        elif self._parsed_body > self.limits.max_body_bytes:
+            self._discarding = True
+            self.flow.pause_reading()
+        else:
+            self.transport.close()
 
     def _feed_sink(self, data: bytes) -> None:
         if self._sink is None or not data:
@@ -259,10 +326,24 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         self._head_since = None
         self._head_bytes = 0
         self._body_bytes = 0
+        self._parsed_body = 0
         self.app = self.shed_app if len(self.tasks) >= self._max_in_flight else self.served_app
         super().on_headers_complete()
+        self.cycle.transport = self._cycle_transport
         if self.parser.should_upgrade() and not self._should_upgrade():
             self._ignore_upgrade()
+
+    def on_body(self, body: bytes) -> None:
+        self._parsed_body += len(body)
+        super().on_body(body)
+
+    def on_response_complete(self) -> None:
+        if self._discarding and self._linger_since is None:
+            self.linger()  # answered mid-body with the parser stopped (a 415 keeps the connection): no next request
+        if self._linger_since is None:
+            super().on_response_complete()
+        else:
+            self.server_state.total_requests += 1  # and no keep-alive timer, no pipelined request
 
     # -- Upgrade ----------------------------------------------------------------------------
 
@@ -307,13 +388,56 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         head.append(b"content-type: application/json\r\nx-request-id: %s\r\ncontent-length: %d\r\n"
                     b"connection: close\r\n\r\n" % (rid.encode(), len(body)))
         self.transport.write(b"".join(head) + body)
-        self.transport.close()
+        self.linger()
         self.observer.request(rid, method=None, tool=None, status=status, outcome=outcome,
                               seconds=0.0 if since is None else self.loop.time() - since)
+
+    # -- the lingering close -----------------------------------------------------------------
+
+    def linger(self) -> None:
+        """Close after the answer written: half-close now, drop what still comes (bounded)."""
+        transport = self.transport
+        if transport.is_closing() or self._linger_since is not None:
+            return
+        if self._shutting_down or len(self.lingering) >= self._max_in_flight or not transport.can_write_eof():
+            transport.close()
+            return
+        self._unset_keepalive_if_required()
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+        self._discarding = True
+        self._linger_since = self._linger_last = self.loop.time()
+        self.lingering.add(self)
+        transport.write_eof()  # after the buffered answer: the client reads it, then its end
+        self.flow.resume_reading()  # uvicorn pauses reading while a body waits for the app
+        self._linger_timer = self.loop.call_later(self.limits.linger_read_seconds, self._check_linger)
+
+    def _discard(self, size: int) -> None:
+        if self._linger_since is None:
+            self.flow.pause_reading()  # over the wire budget, the app's answer pending: read no more yet
+            return
+        self._linger_bytes += size
+        self._linger_last = self.loop.time()
+        if self._linger_bytes > self.limits.linger_max_bytes:
+            self.transport.close()
+
+    def _check_linger(self) -> None:
+        """One lazy timer: re-armed for the earlier of the two deadlines, only when it fires."""
+        self._linger_timer = None
+        if self.transport.is_closing() or self._linger_since is None:
+            return
+        limits = self.limits
+        now = self.loop.time()
+        deadline = min(self._linger_last + limits.linger_read_seconds, self._linger_since + limits.linger_total_seconds)
+        if now >= deadline:
+            self.transport.close()
+        else:
+            self._linger_timer = self.loop.call_later(deadline - now, self._check_linger)
 
 
 def protocol_class(limits: ConnectionLimits, observer: Observer) -> type[BoundedHttpToolsProtocol]:
     """A protocol class for ``uvicorn.Config(http=...)`` bound to these limits and this observer."""
     return type("RouterHttpProtocol", (BoundedHttpToolsProtocol,), {
-        "limits": limits, "observer": observer, "shed_app": ShedApp(observer),
+        "limits": limits, "observer": observer, "shed_app": ShedApp(observer), "lingering": set(),
     })

@@ -2,7 +2,8 @@
 
 Every test drives ``python -m app serve`` on 127.0.0.1 with raw bytes and is bounded in time:
 idle and trickling connections, oversized heads (status and server memory), a bearer token sent
-only as a chunked trailer, a tokenless client streaming a declared 1 GB body after its 401,
+only as a chunked trailer, a tokenless client streaming a declared 1 GB body after its 401 (cut off
+at the lingering close's byte cap),
 ``POST /mcp/``, answers from outside the endpoint, ``Upgrade`` on a valid POST, and load shedding
 by requests in flight. Each rule has a refusing row and a passing row.
 """
@@ -339,7 +340,8 @@ def test_a_request_with_trailers_is_served_and_the_trailers_ignored(server):
 
 
 # ---------------------------------------------------------------------------------------------
-# After a 401 / 403 / 413 the connection is closed and the body is not read
+# After a 401 / 403 / 413 the connection is closed: the rest of the body is drained for a bounded
+# size (tests/http/test_lingering_close.py), then the client is cut off
 # ---------------------------------------------------------------------------------------------
 
 REFUSALS = {

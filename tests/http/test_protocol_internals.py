@@ -12,6 +12,7 @@ import ast
 import asyncio
 import importlib.metadata
 import inspect
+import re
 import signal
 import textwrap
 import tomllib
@@ -28,7 +29,7 @@ from uvicorn.protocols.http.httptools_impl import (
 from uvicorn.server import ServerState
 
 from app.http.observe import Observer
-from app.http.protocol import BoundedHttpToolsProtocol, ConnectionLimits, protocol_class
+from app.http.protocol import BoundedHttpToolsProtocol, ConnectionLimits, _CycleTransport, protocol_class
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -44,6 +45,8 @@ SIGNATURES = {
     "on_headers_complete": [],
     "on_body": ["body"],
     "on_message_complete": [],
+    "on_response_complete": [],
+    "shutdown": [],
     "_unset_keepalive_if_required": [],
     "_should_upgrade": [],
 }
@@ -73,6 +76,9 @@ def test_overridden_and_called_methods_keep_their_signatures(method):
     ("on_message_begin", "self.scope = {", "a new message replaces self.scope: how trailers are told apart"),
     ("on_url", "self.url += url", "the request target is checked as self.url"),
     ("data_received", "self.parser.feed_data(data)", "data_received is replaced wholesale"),
+    ("on_response_complete", "self.transport.is_closing()", "a lingering transport is not closing: the override stops there"),
+    ("on_headers_complete", "transport=self.transport", "the cycle gets the transport; the protocol swaps in _CycleTransport"),
+    ("on_body", "self.flow.pause_reading()", "a body waiting for the app pauses reading; a linger resumes it"),
 ], ids=lambda v: v if len(v) < 40 else None)
 def test_uvicorn_code_paths_the_protocol_depends_on(method, marker, why):
     assert marker in inspect.getsource(getattr(HttpToolsProtocol, method)), why
@@ -107,6 +113,13 @@ def test_a_protocol_instance_has_the_attributes_we_use():
     assert isinstance(protocol.tasks, set)
     assert "keep_alive" in inspect.signature(RequestResponseCycle).parameters
     assert {"response_complete", "keep_alive", "disconnected", "more_body", "message_event", "scope"} <= _cycle_attributes()
+
+
+def test_the_cycle_uses_only_the_transport_methods_the_lingering_close_wraps():
+    """_CycleTransport gives a request's cycle ``write``, ``is_closing`` and a lingering ``close``;
+    a cycle that called anything else on its transport would fail on every request."""
+    used = set(re.findall(r"self\.transport\.(\w+)", inspect.getsource(RequestResponseCycle)))
+    assert used == set(_CycleTransport.__slots__)
 
 
 def _cycle_attributes() -> set[str]:
