@@ -106,13 +106,29 @@ PARENTS = [
     ("a week of low-salt meals -> meal plan", "给孩子排一周的低盐饭菜", "meal_plan"),
 ]
 
+# Body, complaint and care words parents use (pediatric dev split, issue 21, second pass): alone
+# they make a question knowledge, never unknown; as weak words any other keyword outranks them.
+COMPLAINTS = [
+    ("jaundice alone -> knowledge", "宝宝的黄疸一直没退", "knowledge"),
+    ("a swallowed household product -> knowledge", "孩子误食了一点洗衣液", "knowledge"),
+    ("a bloated belly -> knowledge", "宝宝肚胀，晚上老是哼哼", "knowledge"),
+    ("a bare 咳 -> knowledge", "只是有点咳，有时有鼻涕", "knowledge"),
+    ("thumb sucking -> knowledge", "三岁了还是吃手", "knowledge"),
+    ("a medicine name parents use -> knowledge", "双黄连给孩子用可以吗", "knowledge"),
+    ("a body temperature range -> knowledge", "婴儿体温多少范围算正常？", "knowledge"),
+    ("a weak complaint loses to a lab reading", "肚脐周围疼，白细胞偏高", "lab_result"),
+    ("a weak complaint loses to how serious", "有点咳，要紧吗", "risk_assessment"),
+    ("a weak procedure loses to a food question", "手术后能喝牛奶吗", "nutrition_calc"),
+    ("a weak procedure loses to when to come back", "手术后多久复查", "followup"),
+]
+
 
 def _rows(rows):
     return [pytest.param(text, intent, id=rid) for rid, text, intent in rows]
 
 
 @pytest.mark.parametrize(
-    ("text", "intent"), _rows(QUESTION_FIRST + MEDICINES + CONSUME_VERBS + WEAK_WORDS + KNOWLEDGE_QUESTIONS + PARENTS)
+    ("text", "intent"), _rows(QUESTION_FIRST + MEDICINES + CONSUME_VERBS + WEAK_WORDS + KNOWLEDGE_QUESTIONS + PARENTS + COMPLAINTS)
 )
 def test_what_is_asked_decides(router, text, intent):
     r = router.classify_intent(text)
@@ -165,7 +181,8 @@ def test_words_with_a_suffix_that_are_no_medicine(router, text):
     assert not listed & {"片", "丸"}, r.matched_keywords
 
 
-@pytest.mark.parametrize("text", [pytest.param("好的谢谢", id="thanks"), pytest.param("那明天呢", id="and tomorrow?")])
+@pytest.mark.parametrize("text", [pytest.param("好的谢谢", id="thanks"), pytest.param("那明天呢", id="and tomorrow?"),
+                                  pytest.param("这种可以吧", id="this one is fine?"), pytest.param("具体有什么", id="what exactly?")])
 def test_a_short_follow_up_with_no_domain_word_stays_unknown(router, text):
     """SPEC §4.2 revision 2: the dispatcher holds the conversation."""
     r = router.classify_intent(text)
