@@ -120,6 +120,19 @@ COMPLAINTS = [
     ("a weak complaint loses to how serious", "有点咳，要紧吗", "risk_assessment"),
     ("a weak procedure loses to a food question", "手术后能喝牛奶吗", "nutrition_calc"),
     ("a weak procedure loses to when to come back", "手术后多久复查", "followup"),
+    # whether weight, growth or intake is adequate -> nutrition assessment; a diet question stays
+    ("overweight for age -> nutrition assessment", "孩子三岁，身高95厘米，体重20公斤，是不是超胖？", "nutrition_assessment"),
+    ("never full -> nutrition assessment", "宝宝每次喂完都吃不饱", "nutrition_assessment"),
+    ("a food question beside the weight stays nutrition calc", "孩子偏胖，能吃香蕉吗", "nutrition_calc"),
+    # whether the child's condition recovers: prognosis
+    ("can it recover -> risk assessment", "近视三百度了，可以恢复吗", "risk_assessment"),
+    # which medicine, with a food in the story -> knowledge; diet advice with one -> nutrition calc
+    ("吃点什么药 after a food -> knowledge", "吃香蕉也不管用，吃点什么药", "knowledge"),
+    ("吃点什么好 after a food -> nutrition calc", "吃香蕉也不管用，吃点什么好", "nutrition_calc"),
+    # a diagnosis in the story and a medication question are no request for the record
+    ("the doctor's diagnosis in the story -> knowledge", "医生诊断是支气管炎，平时怎么护理", "knowledge"),
+    ("whether to medicate -> knowledge", "现在还需要用药吗", "knowledge"),
+    ("the medication record stays the profile", "调出他的用药记录", "patient_profile"),
 ]
 
 
