@@ -133,6 +133,11 @@ COMPLAINTS = [
     ("the doctor's diagnosis in the story -> knowledge", "医生诊断是支气管炎，平时怎么护理", "knowledge"),
     ("whether to medicate -> knowledge", "现在还需要用药吗", "knowledge"),
     ("the medication record stays the profile", "调出他的用药记录", "patient_profile"),
+    # how serious, in more of the parents' words -> risk assessment; a value to read still wins
+    ("有影响 of the child's own condition -> risk", "他是早产儿，会不会也有影响", "risk_assessment"),
+    ("问题大吗 -> risk", "医生，宝宝这个问题大吗？", "risk_assessment"),
+    ("没多大关系 -> risk", "大便里没有血丝了，是不是就没多大关系了？", "risk_assessment"),
+    ("a lab reading in the question outranks 有影响", "血钾偏高有影响吗", "lab_result"),
 ]
 
 
