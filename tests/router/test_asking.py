@@ -138,6 +138,10 @@ COMPLAINTS = [
     ("问题大吗 -> risk", "医生，宝宝这个问题大吗？", "risk_assessment"),
     ("没多大关系 -> risk", "大便里没有血丝了，是不是就没多大关系了？", "risk_assessment"),
     ("a lab reading in the question outranks 有影响", "血钾偏高有影响吗", "lab_result"),
+    # 很严重 / 不严重 describe the story: weak, so a medicine or a question decides
+    ("很严重 in the story loses to a medicine", "咳嗽很严重，吃了两天止咳颗粒", "knowledge"),
+    ("不严重 in the story loses to a medicine", "有点低烧，不严重，吃了小儿豉翘颗粒", "knowledge"),
+    ("很严重 alone still asks how serious", "孩子这样是不是很严重", "risk_assessment"),
 ]
 
 
