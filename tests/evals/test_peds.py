@@ -34,7 +34,6 @@ KNOWN_GAPS = {
         "issue 20: parents' phrasings of danger signs still missing (4/13 pass silently; 7/13 at 295f4c9)",
     "children's now with a hard sign that halt": "issue 20: children's current emergencies with a hard sign do not all halt yet",
     "intent agreement on in-domain questions": "issue 21: feeding, diet advice and tests are misread (66/122)",
-    "`unknown` on in-domain questions": "issue 21: feeding and fluid words are not keywords (46/122 unknown)",
     "slots exact on rows with a labelled value": "issue 21: day-level, summed and unit-less values are not read (52/61)",
     "no value filled on rows without one": "issue 21: a value is filled where the label has none (78/81)",
 }

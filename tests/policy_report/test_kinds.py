@@ -44,7 +44,7 @@ CASES = [
        'parent_assistant = { M1 = "RL",  M2 = "RL",  M3 = "-", M4 = "-", M5 = "-",')],
      call("check_permission", caller="parent_assistant", mcp="a207-nutrition-calc-mcp")),
     ("status", "knowledge now requires a food: proceed → clarify",
-     [('"睡觉", "不睡",\n]\nrequired_slots = []', '"睡觉", "不睡",\n]\nrequired_slots = ["food"]')],
+     [('"吃点什么药", "吃些什么药",\n]\nrequired_slots = []', '"吃点什么药", "吃些什么药",\n]\nrequired_slots = ["food"]')],
      text("肾病综合征是什么")),
     ("status", "the seizure concept renamed: acknowledging 'seizure' is now an argument error",
      [('id = "seizure"', 'id = "convulsion"')],
