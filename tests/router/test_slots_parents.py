@@ -219,7 +219,13 @@ AGES_2 = [
     ("上周三 stays a date", "上周三去医院", {"age_years": None, "date": ["2026-03-04"]}),
 ]
 
-ROWS = AGES + WEIGHTS + TEMPERATURES + OTHER_PEOPLE + SALTS_AND_DECIMALS + TEMPERATURES_2 + AGES_2
+# The dev split's slot misses of issue 21, by cause (each a general form, both ways).
+DEV_MISSES = [
+    ("朋友 inside 小朋友 is the patient word", "小朋友5岁11月，发烧39度", {"age_years": 5.92, "temperature_c": 39.0}),
+    ("a friend is still another person", "我朋友发烧39度", {"temperature_c": None}),
+]
+
+ROWS = AGES + WEIGHTS + TEMPERATURES + OTHER_PEOPLE + SALTS_AND_DECIMALS + TEMPERATURES_2 + AGES_2 + DEV_MISSES
 
 
 @pytest.fixture(scope="module")

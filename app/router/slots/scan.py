@@ -240,6 +240,8 @@ class SlotExtractor:
             text = draft.text = _decimals(text, analytes + hits.group("temperature") if "temperature" in hits else analytes)
         if "other" in hits or "patient" in hits:
             patients, others = hits.group("patient"), hits.group("other")
+            if patients and others:  # 朋友 inside 小朋友 is the patient word, not a friend
+                others = [h for h in others if not any(p.start <= h.start and h.end <= p.end for p in patients)]
             # 我 opening a subject word (我儿子, 我爸) is that word, not the writer.
             named = {h.start for h in patients} | {h.start for h in others}
             writers = [m.start() for m in self._writers(text) if m.lastindex and m.start() not in named]
