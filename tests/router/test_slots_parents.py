@@ -223,6 +223,11 @@ AGES_2 = [
 DEV_MISSES = [
     ("朋友 inside 小朋友 is the patient word", "小朋友5岁11月，发烧39度", {"age_years": 5.92, "temperature_c": 39.0}),
     ("a friend is still another person", "我朋友发烧39度", {"temperature_c": None}),
+    ("a child's months at a past event are no age", "孩子四个月的时候奶突然少了", {"age_years": None}),
+    ("a child's months with 时 are no age", "宝宝两个月时打过疫苗", {"age_years": None}),
+    ("a child's days at a past event are no age", "宝宝二十多天的时候吐过几次", {"age_years": None, "approximate": []}),
+    ("a child's months before a clause end stay an age", "宝宝两个月，奶少了", {"age_years": 0.17}),
+    ("时间 after the months is not 时", "宝宝两个月时间没长体重", {"age_years": 0.17}),
 ]
 
 ROWS = AGES + WEIGHTS + TEMPERATURES + OTHER_PEOPLE + SALTS_AND_DECIMALS + TEMPERATURES_2 + AGES_2 + DEV_MISSES

@@ -52,6 +52,9 @@ _NOT_AN_AGE_AFTER = ("前", "之前", "以前", "时", "的时候", "那年", "�
 _NOT_AN_AGE_BEFORE = ("直到", "直到他", "直到她", "直到我", "快", "快要", "马上", "将近", "就要", "差不多")
 _NOT_KID_OPENERS = ("我", "患", "病")
 _NOT_FULL_MONTH = ("未", "没", "不到", "没有", "还没")
+# After a child's months or days: a window (宝宝3天以内), a date (3个月前), a lower bound read
+# elsewhere (多), or the age at a past event (孩子四个月的时候, 宝宝两个月时) — no age now.
+_NOT_NOW_AFTER = "(?!以内|之内|内|以来|前|后|多|的?时候|时(?!间))"
 
 
 def kid_words(patient_words: tuple[str, ...], age_words: tuple[str, ...]) -> tuple[str, ...]:
@@ -106,12 +109,12 @@ def led_branches(kid_words: tuple[str, ...]) -> dict[str, tuple[str, str]]:
             + number("kid")
             + "[ \\t]*(?:(?P<kid_u>个半月|个多月|个月)" + _PLUS_DAYS.format("kid")
             + f"|(?P<kid_d>天|周(?!岁)|个?星期)(?=了?(?:{_OLD}|的|[,。!?;、\\n ]|$)))"
-            + "(?!以内|之内|内|以来|前|后|多)",
+            + _NOT_NOW_AFTER,
         ),
         "born": (
             "出降",
             f"(?<=[出降])生(?:后|了|才|刚)?[ \\t]*{number('born')}[ \\t]*(?P<born_u>{_AGE_SPAN})"
-            + _PLUS_DAYS.format("born") + "(?!以内|之内|内|以来|前|后|多)",
+            + _PLUS_DAYS.format("born") + _NOT_NOW_AFTER,
         ),
         "full": ("满", "(?<=满)月(?![子饼份])"),
         # 现在5个月, 现在才2个月零一点, 现在四个多月了: the child's age said as now.
