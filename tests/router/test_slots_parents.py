@@ -228,6 +228,10 @@ DEV_MISSES = [
     ("a child's days at a past event are no age", "宝宝二十多天的时候吐过几次", {"age_years": None, "approximate": []}),
     ("a child's months before a clause end stay an age", "宝宝两个月，奶少了", {"age_years": 0.17}),
     ("时间 after the months is not 时", "宝宝两个月时间没长体重", {"age_years": 0.17}),
+    ("不到 + a temperature is an upper bound, no reading", "体温一直不到37度", {"temperature_c": None}),
+    ("a temperature + 以下 is an upper bound, no reading", "发烧在38.5以下，轻微咳嗽", {"temperature_c": None}),
+    ("an upper bound leaves the other readings", "白天低于38度，晚上烧到39度", {"temperature_c": 39.0}),
+    ("以上 is not an upper bound", "体温38.5以上", {"temperature_c": 38.5}),
 ]
 
 ROWS = AGES + WEIGHTS + TEMPERATURES + OTHER_PEOPLE + SALTS_AND_DECIMALS + TEMPERATURES_2 + AGES_2 + DEV_MISSES

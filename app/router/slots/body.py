@@ -51,6 +51,9 @@ _CLAUSE_MARK = re.compile("[,。!?;、\n]")
 # 发烧的时候 / 那时候 a few characters before the reading: a past or habitual one (…时 of §4.7).
 _PAST_WHEN = re.compile("时候|那时")
 _WHEN_REACH = 8
+# An upper bound is no reading: 体温一直不到37度, 发烧在38.5以下 (the child's temperature is below it).
+_BELOW_BEFORE = ("不到", "低于", "不超过", "没超过", "没到", "没有到")
+_BELOW_AFTER = ("以下", "之下")
 WEIGHT_UNITS = frozenset({"公斤", "千克", "kg", "斤"})
 # A weight right after an age (十七个月男宝，12公斤): at most this many characters after it, in the same sentence.
 _WEIGHT_AFTER_AGE = 8
@@ -98,7 +101,7 @@ def on_temperature(m: re.Match[str], d: Draft) -> None:
         quantity["value"] = float(f"{quantity['value']}.{parse_number(tenth)}")
         quantity["raw"] = d.cased[start : m.end("temp_t")]
     value = float(quantity["value"])
-    if not _TEMPERATURE[0] <= value <= _TEMPERATURE[1] or d.others(start):
+    if not _TEMPERATURE[0] <= value <= _TEMPERATURE[1] or d.others(start) or _below(d.text, start, m.end()):
         return
     words = d.temperature_words
     index = bisect_left(words, start, key=START)
@@ -123,8 +126,13 @@ def unitless_readings(d: Draft) -> None:
             continue
         for group in ("n", "n2"):
             value = parse_number(m.group(group)) if m.group(group) else None
-            if value is not None and _TEMPERATURE[0] <= value <= _TEMPERATURE[1]:
+            if value is not None and _TEMPERATURE[0] <= value <= _TEMPERATURE[1] and not _below(text, m.start(group), m.end(group)):
                 d.readings[m.start(group)] = float(value)
+
+
+def _below(text: str, start: int, end: int) -> bool:
+    """The number is an upper bound (不到37度, 38.5以下): the child's reading is under it, unknown."""
+    return text.endswith(_BELOW_BEFORE, 0, start) or text.startswith(_BELOW_AFTER, end)
 
 
 def temperature(d: Draft, cues: Callable[[str], Hits], patterns: tuple[tuple[re.Pattern[str], Any], ...]) -> float | None:
