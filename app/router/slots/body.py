@@ -15,7 +15,8 @@ Decisions where the spec is silent (each has a row in tests/router/test_slots.py
   (烧到38.6, a comma or 一次 between; a range's upper end counts; a number before another unit —
   发烧3天 — is none), or with 度 / ℃ / ° and a temperature word anywhere in its sentence; 36度4 is
   36.4; readings under a hypothetical cue of the sentence or a past cue of the clause (§4.7's words
-  and patterns) are left out, and the highest current one wins;
+  and patterns) are left out, and the highest current one wins; an upper bound (不到37度, 38.5以下)
+  is no reading;
 * a weight that is the whole message (7.5公斤, 12斤左右吧) is the child's.
 """
 
