@@ -232,6 +232,9 @@ DEV_MISSES = [
     ("a temperature + 以下 is an upper bound, no reading", "发烧在38.5以下，轻微咳嗽", {"temperature_c": None}),
     ("an upper bound leaves the other readings", "白天低于38度，晚上烧到39度", {"temperature_c": 39.0}),
     ("以上 is not an upper bound", "体温38.5以上", {"temperature_c": 38.5}),
+    ("a child's N个月多 is a lower bound", "我宝宝11个月多，咳嗽有黄痰", {"age_years": 0.92, "approximate": ["age_years"]}),
+    ("a child's N个月多 and days add up", "男宝宝，八个月多13天，20斤", {"age_years": 0.7, "weight_kg": 10.0}),
+    ("N个月多少 is a question, no age", "宝宝11个月多少斤正常", {"age_years": None, "approximate": []}),
 ]
 
 ROWS = AGES + WEIGHTS + TEMPERATURES + OTHER_PEOPLE + SALTS_AND_DECIMALS + TEMPERATURES_2 + AGES_2 + DEV_MISSES

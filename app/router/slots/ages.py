@@ -29,7 +29,8 @@ from ..numerals import CHARS
 from .draft import NUM, Draft, Handler, led, number
 
 # An age said in months, days or weeks (宝宝17个月, 出生10天, 3周大) and its length in years;
-# 个多月 / 多个月 / 多天 are lower bounds (五个多月 → 5 months, 20多天 → 20 days, approximate).
+# 个多月 / 多个月 / 多天 are lower bounds (五个多月 → 5 months, 20多天 → 20 days, approximate), and so
+# is a child's 个月多 (宝宝11个月多; 11个月多少斤 is a question, no age).
 _APPROXIMATE_SPANS = frozenset({"个多月", "多个月", "多天"})
 # 大 after an age (3天大) but not the word it opens (一天大便, 一天大概).
 _OLD = "大(?![便概约量小半部多致])"
@@ -107,7 +108,7 @@ def led_branches(kid_words: tuple[str, ...]) -> dict[str, tuple[str, str]]:
             led(*kid_words)
             + "(?:,[ \\t]*)?(?:现在|目前|今年|今天|已经|刚刚|刚好|刚满|刚|才|已|满|有|是|第)*[ \\t]*"
             + number("kid")
-            + "[ \\t]*(?:(?P<kid_u>个半月|个多月|个月)" + _PLUS_DAYS.format("kid")
+            + "[ \\t]*(?:(?P<kid_u>个半月|个多月|个月)(?P<kid_more>(?<=个月)多(?!少))?" + _PLUS_DAYS.format("kid")
             + f"|(?P<kid_d>天|周(?!岁)|个?星期)(?=了?(?:{_OLD}|的|[,。!?;、\\n ]|$)))"
             + _NOT_NOW_AFTER,
         ),
@@ -169,6 +170,8 @@ def on_age_span(m: re.Match[str], d: Draft) -> None:
     if quantity is None:
         return
     span = m.group(unit)
+    if kind == "kid" and m.group("kid_more"):  # 11个月多 is 11个多月, a lower bound
+        span = "个多月"
     if span == "个半月":  # 九个半月 = 9.5 个月, as 一个半月 is 1.5
         quantity["value"], quantity["unit"], span = quantity["value"] + 0.5, "个月", "个月"
     plus = kind + "_pn"
