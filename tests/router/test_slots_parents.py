@@ -235,6 +235,15 @@ DEV_MISSES = [
     ("a child's N个月多 is a lower bound", "我宝宝11个月多，咳嗽有黄痰", {"age_years": 0.92, "approximate": ["age_years"]}),
     ("a child's N个月多 and days add up", "男宝宝，八个月多13天，20斤", {"age_years": 0.7, "weight_kg": 10.0}),
     ("N个月多少 is a question, no age", "宝宝11个月多少斤正常", {"age_years": None, "approximate": []}),
+    ("a child's N天 of a month or more before an event is an age", "宝宝40天了白天什么都正常", {"age_years": 0.11}),
+    ("a child's N天 before 大便 is an age from a month up", "宝宝70天大便不正常半个多月了", {"age_years": 0.19}),
+    ("a child's 才 N天 is an age", "我孩子才14天怎么爱翻白眼", {"age_years": 0.04}),
+    ("a child's few days before an event stay a duration", "孩子10天没拉屎", {"age_years": None}),
+    ("a child's N天了 before an event stays a duration", "宝宝5天了还没拉", {"age_years": None}),
+    ("an age said as now replaces the age at a past event", "我的儿子42天由于肺炎入院治疗，现在四个多月了应如何护理",
+     {"age_years": 0.33, "approximate": ["age_years"]}),
+    ("the first age said as now stays", "家有女宝现在20个半月。从生病到现在半个月了", {"age_years": 1.71}),
+    ("an age not said as now does not replace the first", "宝宝现在5个月，两个月大的时候打过针", {"age_years": 0.42}),
 ]
 
 ROWS = AGES + WEIGHTS + TEMPERATURES + OTHER_PEOPLE + SALTS_AND_DECIMALS + TEMPERATURES_2 + AGES_2 + DEV_MISSES

@@ -53,6 +53,12 @@ _NOT_AN_AGE_AFTER = ("前", "之前", "以前", "时", "的时候", "那年", "�
 _NOT_AN_AGE_BEFORE = ("直到", "直到他", "直到她", "直到我", "快", "快要", "马上", "将近", "就要", "差不多")
 _NOT_KID_OPENERS = ("我", "患", "病")
 _NOT_FULL_MONTH = ("未", "没", "不到", "没有", "还没")
+# A child's N天 before an event is an age when it is a month or more (宝宝40天了白天都正常, 宝宝70天大便
+# 不正常: a parent says a duration that long in months) or said with 才 (我孩子才14天怎么爱翻白眼).
+_DAYS_OF_AGE = 28
+# An age said as now (宝宝现在5个月, 现在四个多月了) replaces an earlier age of a past event (42天时入院).
+_NOW_WORDS = re.compile("现在|目前")
+_ONLY = ("才", "才刚", "刚刚", "刚")
 # After a child's months or days: a window (宝宝3天以内), a date (3个月前), a lower bound read
 # elsewhere (多), or the age at a past event (孩子四个月的时候, 宝宝两个月时) — no age now.
 _NOT_NOW_AFTER = "(?!以内|之内|内|以来|前|后|多|的?时候|时(?!间))"
@@ -102,14 +108,15 @@ def led_branches(kid_words: tuple[str, ...]) -> dict[str, tuple[str, str]]:
     return {
         "mage": ("月", f"(?<=月)龄[ \\t]*[:为是]?[ \\t]*(?P<mage_n>{NUM})[ \\t]*(?P<mage_u>个月|月)?"),
         "yage": ("年", f"(?<=年)龄[ \\t]*[:为是]?[ \\t]*(?P<yage_n>{NUM})[ \\t]*(?P<yage_u>周岁|岁)?(?![0-9.个月天周])"),
-        # 宝宝17个月, 女宝宝九个半月, 宝宝47天: days and weeks only at a clause end (宝宝3天没大便 is no age).
+        # 宝宝17个月, 女宝宝九个半月, 宝宝47天: days and weeks at a clause end (宝宝3天没大便 is no
+        # age); days before an event only from a month up or after 才 (``on_age_span``).
         "kid": (
             "".join(dict.fromkeys(w[0] for w in kid_words)),
             led(*kid_words)
             + "(?:,[ \\t]*)?(?:现在|目前|今年|今天|已经|刚刚|刚好|刚满|刚|才|已|满|有|是|第)*[ \\t]*"
             + number("kid")
             + "[ \\t]*(?:(?P<kid_u>个半月|个多月|个月)(?P<kid_more>(?<=个月)多(?!少))?" + _PLUS_DAYS.format("kid")
-            + f"|(?P<kid_d>天|周(?!岁)|个?星期)(?=了?(?:{_OLD}|的|[,。!?;、\\n ]|$)))"
+            + f"|(?P<kid_d>天|周(?!岁)|个?星期)(?:(?=了?(?:{_OLD}|的|[,。!?;、\\n ]|$))|(?P<kid_free>(?<=天))))"
             + _NOT_NOW_AFTER,
         ),
         "born": (
@@ -169,6 +176,11 @@ def on_age_span(m: re.Match[str], d: Draft) -> None:
         quantity = d.quantity(m, *m.span(kind + "_n"), unit)
     if quantity is None:
         return
+    if kind == "kid" and m.start("kid_free") >= 0 and not (
+        quantity["value"] >= _DAYS_OF_AGE or d.text.endswith(_ONLY, 0, m.start("kid_n"))
+    ):
+        return  # 宝宝3天没大便: a few days before an event are how long it lasted
+    current = kind == "now" or (kind == "kid" and _NOW_WORDS.search(m.group()) is not None)
     span = m.group(unit)
     if kind == "kid" and m.group("kid_more"):  # 11个月多 is 11个多月, a lower bound
         span = "个多月"
@@ -179,9 +191,11 @@ def on_age_span(m: re.Match[str], d: Draft) -> None:
         days = d.quantity(m, *m.span(plus), kind + "_pd")
         if days is None or span not in ("个月", "个多月", "多个月"):
             return  # 出生10天3天 adds nothing up
-        _set_days(m, d, quantity["value"] * _DAYS_PER_MONTH + days["value"], approximate=span in _APPROXIMATE_SPANS)
+        _set_days(m, d, quantity["value"] * _DAYS_PER_MONTH + days["value"], approximate=span in _APPROXIMATE_SPANS,
+                  current=current)
         return
-    d.set_age(m.start(), m.end(), quantity["value"] * _YEARS_PER[span], approximate=span in _APPROXIMATE_SPANS)
+    d.set_age(m.start(), m.end(), quantity["value"] * _YEARS_PER[span], approximate=span in _APPROXIMATE_SPANS,
+              current=current)
 
 
 def on_month_sum(m: re.Match[str], d: Draft) -> None:
@@ -215,9 +229,9 @@ def on_leading_age(m: re.Match[str], d: Draft) -> None:
         d.set_age(start, m.end(), quantity["value"] * _YEARS_PER[span], approximate=span == "个多月")
 
 
-def _set_days(m: re.Match[str], d: Draft, days: float, approximate: bool = False) -> None:
+def _set_days(m: re.Match[str], d: Draft, days: float, approximate: bool = False, current: bool = False) -> None:
     # Rounded to two decimals once, in ``set_age``: 三个月零八天 is (3 × 30.4 + 8) / 365 = 0.27.
-    d.set_age(m.start(), m.end(), days / 365, approximate=approximate)
+    d.set_age(m.start(), m.end(), days / 365, approximate=approximate, current=current)
 
 
 def on_full_month(m: re.Match[str], d: Draft) -> None:
