@@ -244,6 +244,9 @@ DEV_MISSES = [
      {"age_years": 0.33, "approximate": ["age_years"]}),
     ("the first age said as now stays", "家有女宝现在20个半月。从生病到现在半个月了", {"age_years": 1.71}),
     ("an age not said as now does not replace the first", "宝宝现在5个月，两个月大的时候打过针", {"age_years": 0.42}),
+    ("no unit after 体温只有", "体温只有35.6已经好几天了", {"temperature_c": 35.6}),
+    ("no unit after 体温一直, a range's upper end", "体温一直35.1-35.5之间", {"temperature_c": 35.5}),
+    ("体温一直 before another unit is no reading", "体温一直38天都没量", {"temperature_c": None}),
 ]
 
 ROWS = AGES + WEIGHTS + TEMPERATURES + OTHER_PEOPLE + SALTS_AND_DECIMALS + TEMPERATURES_2 + AGES_2 + DEV_MISSES

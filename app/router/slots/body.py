@@ -37,10 +37,11 @@ _NOT_WEIGHT = frozenset("严加过超偏较沉")
 # Body temperature (SPEC §4.4): a number in this range with 度 / ℃ / °C after a temperature word.
 _TEMPERATURE = (35.0, 43.0)
 # Right after a temperature word, a number needs no unit: 烧到38.6, 体温：38, 最高三十九点二.
-# Between them: a colon, a comma (发烧，38.5), 是 / 到 / 一下 / 一次 (量了一次37.3); after the
+# Between them: a colon, a comma (发烧，38.5), 是 / 到 / 一下 / 一次 (量了一次37.3), 一直 / 只有 / 还是
+# (体温只有35.6, 体温一直35.1-35.5之间); after the
 # number no other unit (发烧3天, 烧了38小时), and a range's upper end counts too (37.6到38.6).
 _AFTER_WORD = re.compile(
-    f"[ \\t:,]*(?:是|到|至|在|为|了|有|一下|一次)?[ \\t:]*(?P<n>[0-9]+(?:\\.[0-9]+)?(?![0-9]|\\.[0-9])|[{CHARS}]+)"
+    f"[ \\t:,]*(?:一直|只有|还是|是|到|至|在|为|了|有|一下|一次)?[ \\t:]*(?P<n>[0-9]+(?:\\.[0-9]+)?(?![0-9]|\\.[0-9])|[{CHARS}]+)"
     f"(?:[ \\t]*(?:-|~|到|至)[ \\t]*(?P<n2>[0-9]+(?:\\.[0-9]+)?(?![0-9.])))?"
     "(?![ \\t]*(?:岁|天|个|小时|分钟|次|年|月|周|斤|公斤|kg|克|毫升|ml|号|日|点|%))"
 )
