@@ -247,6 +247,10 @@ DEV_MISSES = [
     ("no unit after 体温只有", "体温只有35.6已经好几天了", {"temperature_c": 35.6}),
     ("no unit after 体温一直, a range's upper end", "体温一直35.1-35.5之间", {"temperature_c": 35.5}),
     ("体温一直 before another unit is no reading", "体温一直38天都没量", {"temperature_c": None}),
+    ("a form's age field with 岁半", "患者年龄:一岁半孩子现在都一岁半了", {"age_years": 1.5}),
+    ("a form's age field with years and months", "年龄:2岁3个月", {"age_years": 2.25}),
+    ("a form's age field with 岁", "年龄13岁", {"age_years": 13.0, "number": [{"value": 13, "unit": "岁", "raw": "13岁"}]}),
+    ("a form's age field before a date is no age", "年龄:3月5日发病", {"age_years": None}),
 ]
 
 ROWS = AGES + WEIGHTS + TEMPERATURES + OTHER_PEOPLE + SALTS_AND_DECIMALS + TEMPERATURES_2 + AGES_2 + DEV_MISSES

@@ -107,7 +107,8 @@ def led_branches(kid_words: tuple[str, ...]) -> dict[str, tuple[str, str]]:
     出生10天, 满月."""
     return {
         "mage": ("月", f"(?<=月)龄[ \\t]*[:为是]?[ \\t]*(?P<mage_n>{NUM})[ \\t]*(?P<mage_u>个月|月)?"),
-        "yage": ("年", f"(?<=年)龄[ \\t]*[:为是]?[ \\t]*(?P<yage_n>{NUM})[ \\t]*(?P<yage_u>周岁|岁)?(?![0-9.个月天周])"),
+        # 年龄：13 — with 岁 after it (年龄：一岁半, 年龄:2岁3个月) the N岁 branch reads the whole age.
+        "yage": ("年", f"(?<=年)龄[ \\t]*[:为是]?[ \\t]*(?P<yage_n>{NUM})(?![ \\t]*(?:周岁|岁|半|[0-9.个月天周{CHARS}]))"),
         # 宝宝17个月, 女宝宝九个半月, 宝宝47天: days and weeks at a clause end (宝宝3天没大便 is no
         # age); days before an event only from a month up or after 才 (``on_age_span``).
         "kid": (
@@ -147,7 +148,7 @@ def on_months_of_age(m: re.Match[str], d: Draft) -> None:
 
 def on_years_of_age(m: re.Match[str], d: Draft) -> None:
     """年龄：13, 年龄13岁: a form's age field."""
-    quantity = d.quantity(m, *m.span("yage_n"), "yage_u")
+    quantity = d.quantity(m, *m.span("yage_n"))
     if quantity is not None:
         d.set_age(m.start(), m.end(), float(quantity["value"]))
 
