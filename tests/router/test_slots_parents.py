@@ -251,6 +251,13 @@ DEV_MISSES = [
     ("a form's age field with years and months", "年龄:2岁3个月", {"age_years": 2.25}),
     ("a form's age field with 岁", "年龄13岁", {"age_years": 13.0, "number": [{"value": 13, "unit": "岁", "raw": "13岁"}]}),
     ("a form's age field before a date is no age", "年龄:3月5日发病", {"age_years": None}),
+    ("a reached age opening a message", "刚满三个月", {"age_years": 0.25}),
+    ("刚好 + N个月 with a weight after it", "今天刚好三个月14斤了，出生只有五斤", {"age_years": 0.25, "weight_kg": 7.0}),
+    ("今天刚好 + a month of days", "宝宝足月出生，一切正常，今天刚好28天", {"age_years": 0.08}),
+    ("今天刚满 + days", "今天刚满20天", {"age_years": 0.05}),
+    ("刚好 + N个月 alone may be a duration", "吃药，刚好三个月", {"age_years": None}),
+    ("刚好 + a few days is a duration", "刚好3天", {"age_years": None}),
+    ("刚好 inside a clause is no reached age", "发烧刚好3天", {"age_years": None}),
 ]
 
 ROWS = AGES + WEIGHTS + TEMPERATURES + OTHER_PEOPLE + SALTS_AND_DECIMALS + TEMPERATURES_2 + AGES_2 + DEV_MISSES

@@ -56,6 +56,8 @@ _NOT_FULL_MONTH = ("未", "没", "不到", "没有", "还没")
 # A child's N天 before an event is an age when it is a month or more (宝宝40天了白天都正常, 宝宝70天大便
 # 不正常: a parent says a duration that long in months) or said with 才 (我孩子才14天怎么爱翻白眼).
 _DAYS_OF_AGE = 28
+# Before a bare N个月 / N天 opening a clause: the age just reached (刚满三个月, 今天刚好28天).
+_REACHED = ("今天刚好", "今天刚满", "今天正好", "刚刚满", "刚满", "已满", "刚好", "正好")
 # An age said as now (宝宝现在5个月, 现在四个多月了) replaces an earlier age of a past event (42天时入院).
 _NOW_WORDS = re.compile("现在|目前")
 _ONLY = ("才", "才刚", "刚刚", "刚")
@@ -220,14 +222,31 @@ def on_leading_age(m: re.Match[str], d: Draft) -> None:
     span = m.group("lage_u")
     if span == "个半月":
         quantity["value"], quantity["unit"], span = quantity["value"] + 0.5, "个月", "个月"
-    if span == "天" and m.group("lage_end") is not None:
+    text, whole = d.text, m.group("lage_end") is not None
+    reached = _reached(text, start)
+    if reached is not None:
+        # 刚满三个月, 今天刚满20天: a reached age; 刚好 / 正好 alone also say "exactly" of a duration
+        # (刚好三个月), so they need a weight after them (今天刚好三个月14斤) or a month of days.
+        if "满" in reached or not whole or (span == "天" and quantity["value"] >= _DAYS_OF_AGE):
+            d.set_age(start, m.end(), quantity["value"] * _YEARS_PER[span], approximate=span == "个多月")
+        return
+    if span == "天" and whole:
         # A bare N天 clause is a duration as often (3天，), unless it is the whole message and more
         # than a week (27天: a newborn's age; 3天 alone answers "how long").
-        if start == 0 and quantity["value"] >= 7 and _WHOLE_DAYS.match(d.text, m.end()):
+        if start == 0 and quantity["value"] >= 7 and _WHOLE_DAYS.match(text, m.end()):
             d.set_age(start, m.end(), quantity["value"] / 365)
         return
-    if start == 0 or d.text[start - 1] in _CLAUSE_OPENERS:
+    if start == 0 or text[start - 1] in _CLAUSE_OPENERS:
         d.set_age(start, m.end(), quantity["value"] * _YEARS_PER[span], approximate=span == "个多月")
+
+
+def _reached(text: str, start: int) -> str | None:
+    """The word of a reached age (刚满, 今天刚好) right before ``start`` and opening a clause, if any."""
+    for word in _REACHED:
+        if text.endswith(word, 0, start):
+            before = start - len(word)
+            return word if before == 0 or text[before - 1] in _CLAUSE_OPENERS else None
+    return None
 
 
 def _set_days(m: re.Match[str], d: Draft, days: float, approximate: bool = False, current: bool = False) -> None:
