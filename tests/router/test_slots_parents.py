@@ -258,6 +258,8 @@ DEV_MISSES = [
     ("刚好 + N个月 alone may be a duration", "吃药，刚好三个月", {"age_years": None}),
     ("刚好 + a few days is a duration", "刚好3天", {"age_years": None}),
     ("刚好 inside a clause is no reached age", "发烧刚好3天", {"age_years": None}),
+    ("a child word, 、, N个月", "男宝、刚刚两个月，咳嗽一个星期了", {"age_years": 0.17}),
+    ("a child word, 、, N天 before an event is a duration", "宝宝、3天没大便", {"age_years": None}),
 ]
 
 ROWS = AGES + WEIGHTS + TEMPERATURES + OTHER_PEOPLE + SALTS_AND_DECIMALS + TEMPERATURES_2 + AGES_2 + DEV_MISSES
