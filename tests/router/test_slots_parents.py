@@ -260,6 +260,8 @@ DEV_MISSES = [
     ("刚好 inside a clause is no reached age", "发烧刚好3天", {"age_years": None}),
     ("a child word, 、, N个月", "男宝、刚刚两个月，咳嗽一个星期了", {"age_years": 0.17}),
     ("a child word, 、, N天 before an event is a duration", "宝宝、3天没大便", {"age_years": None}),
+    ("an age in years said as now replaces an earlier one", "一岁一月幼儿摔伤，治疗后恢复良好，现已一岁10个月", {"age_years": 1.83}),
+    ("an earlier age stays when the later one is not said as now", "孩子两岁一个月，一岁10个月时摔伤过", {"age_years": 2.08}),
 ]
 
 ROWS = AGES + WEIGHTS + TEMPERATURES + OTHER_PEOPLE + SALTS_AND_DECIMALS + TEMPERATURES_2 + AGES_2 + DEV_MISSES

@@ -60,6 +60,7 @@ _DAYS_OF_AGE = 28
 _REACHED = ("今天刚好", "今天刚满", "今天正好", "刚刚满", "刚满", "已满", "刚好", "正好")
 # An age said as now (宝宝现在5个月, 现在四个多月了) replaces an earlier age of a past event (42天时入院).
 _NOW_WORDS = re.compile("现在|目前")
+_NOW_BEFORE = re.compile("(?:现在|现已|目前)(?:已经|都|是|已|才|有)*[ \t]*$")  # 现已一岁10个月
 _ONLY = ("才", "才刚", "刚刚", "刚")
 # After a child's months or days: a window (宝宝3天以内), a date (3个月前), a lower bound read
 # elsewhere (多), or the age at a past event (孩子四个月的时候, 宝宝两个月时) — no age now.
@@ -286,7 +287,8 @@ def on_age(m: re.Match[str], d: Draft) -> None:
     month_count = 0.0
     if months is not None:
         month_count = months["value"] + (0.5 if month_unit == "个半月" else 0)
-    d.set_age(start, end, float(years["value"] + month_count / 12), approximate=approximate)
+    current = _NOW_BEFORE.search(d.text, max(0, start - 8), start) is not None
+    d.set_age(start, end, float(years["value"] + month_count / 12), approximate=approximate, current=current)
 
 
 HANDLERS: dict[str, Handler] = {
