@@ -151,7 +151,7 @@ TEMPERATURES_2 = [
     ("a comma between the fever word and the number", "现在发烧了，38.5", {"temperature_c": 38.5}),
     ("a range's upper end", "一直在发烧 37.6到38.6之间", {"temperature_c": 38.6}),
     ("a past pattern of §4.7 (两周前) in the clause", "两周前发烧39.4度", {"temperature_c": None}),
-    ("a past cue reaches its clause only", "前两天流鼻涕，今天发热到39.5度", {"temperature_c": 39.5}),
+    ("a now cue ends the scope of a past cue", "前两天流鼻涕，今天发热到39.5度", {"temperature_c": 39.5}),
     ("a number before another unit is no reading", "发烧3天了", {"temperature_c": None}),
     ("烧 before hours is no reading", "烧了38小时", {"temperature_c": None}),
 ]
@@ -262,6 +262,10 @@ DEV_MISSES = [
     ("a child word, 、, N天 before an event is a duration", "宝宝、3天没大便", {"age_years": None}),
     ("an age in years said as now replaces an earlier one", "一岁一月幼儿摔伤，治疗后恢复良好，现已一岁10个月", {"age_years": 1.83}),
     ("an earlier age stays when the later one is not said as now", "孩子两岁一个月，一岁10个月时摔伤过", {"age_years": 2.08}),
+    ("a past cue covers its sentence", "前天发烧，用额温枪测量最高40度，吃了退烧药就退了", {"temperature_c": None}),
+    ("a past event's reading in a later clause", "去年在医院吃药，发烧三十八度就抽了", {"temperature_c": None}),
+    ("a past cue with 开始 is the onset of the current illness", "前天晚上开始发烧，最高温度38.8，今天还在烧", {"temperature_c": 38.8}),
+    ("a past cue's sentence ends at its full stop", "前天发烧39度。今天体温38.2", {"temperature_c": 38.2}),
 ]
 
 ROWS = AGES + WEIGHTS + TEMPERATURES + OTHER_PEOPLE + SALTS_AND_DECIMALS + TEMPERATURES_2 + AGES_2 + DEV_MISSES
