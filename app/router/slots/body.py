@@ -14,9 +14,9 @@ Decisions where the spec is silent (each has a row in tests/router/test_slots.py
 * body temperature (SPEC §4.4 revision 2): 35–43, right after a temperature word with no unit
   (烧到38.6, a comma or 一次 between; a range's upper end counts; a number before another unit —
   发烧3天 — is none), or with 度 / ℃ / ° and a temperature word anywhere in its sentence; 36度4 is
-  36.4; readings under a hypothetical cue of the sentence or a past cue of the sentence (§4.7's words
-  and patterns; a past cue with 开始 only of its clause) are left out, and the highest current one wins; an upper bound (不到37度, 38.5以下)
-  is no reading;
+  36.4; readings under a hypothetical or a past cue of their sentence (§4.7's words and patterns;
+  a past cue with 开始 only of its clause) are left out, and the highest current one wins; an upper
+  bound (不到37度, 38.5以下) is no reading;
 * a weight that is the whole message (7.5公斤, 12斤左右吧) is the child's.
 """
 
