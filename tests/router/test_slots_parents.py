@@ -266,6 +266,11 @@ DEV_MISSES = [
     ("a past event's reading in a later clause", "去年在医院吃药，发烧三十八度就抽了", {"temperature_c": None}),
     ("a past cue with 开始 is the onset of the current illness", "前天晚上开始发烧，最高温度38.8，今天还在烧", {"temperature_c": 38.8}),
     ("a past cue's sentence ends at its full stop", "前天发烧39度。今天体温38.2", {"temperature_c": 38.2}),
+    ("N几天 of a child is a lower bound", "二十几天的宝宝吐奶", {"age_years": 0.05, "approximate": ["age_years"]}),
+    ("a child word + N几天", "宝宝90几天", {"age_years": 0.25, "approximate": ["age_years"]}),
+    ("a child word + N多天", "宝宝20多天", {"age_years": 0.05, "approximate": ["age_years"]}),
+    ("a child word + N多天 before an event is a duration", "宝宝20多天没拉", {"age_years": None, "approximate": []}),
+    ("N几天 without a child is no age", "过了二十几天", {"age_years": None, "approximate": []}),
 ]
 
 ROWS = AGES + WEIGHTS + TEMPERATURES + OTHER_PEOPLE + SALTS_AND_DECIMALS + TEMPERATURES_2 + AGES_2 + DEV_MISSES

@@ -29,13 +29,14 @@ from ..numerals import CHARS
 from .draft import NUM, Draft, Handler, led, number
 
 # An age said in months, days or weeks (宝宝17个月, 出生10天, 3周大) and its length in years;
-# 个多月 / 多个月 / 多天 are lower bounds (五个多月 → 5 months, 20多天 → 20 days, approximate), and so
+# 个多月 / 多个月 / 多天 / 几天 are lower bounds (五个多月 → 5 months, 20多天 and 二十几天 → 20 days,
+# approximate), and so
 # is a child's 个月多 (宝宝11个月多; 11个月多少斤 is a question, no age).
-_APPROXIMATE_SPANS = frozenset({"个多月", "多个月", "多天"})
+_APPROXIMATE_SPANS = frozenset({"个多月", "多个月", "多天", "几天"})
 # 大 after an age (3天大) but not the word it opens (一天大便, 一天大概).
 _OLD = "大(?![便概约量小半部多致])"
-_AGE_SPAN = "个半月|个多月|多个月|个月|多天|天|周(?!岁)|个?星期|个?礼拜"
-_YEARS_PER = {"个月": 1 / 12, "个多月": 1 / 12, "多个月": 1 / 12, "天": 1 / 365, "多天": 1 / 365, "周": 7 / 365, "星期": 7 / 365, "个星期": 7 / 365,
+_AGE_SPAN = "个半月|个多月|多个月|个月|多天|几天|天|周(?!岁)|个?星期|个?礼拜"
+_YEARS_PER = {"个月": 1 / 12, "个多月": 1 / 12, "多个月": 1 / 12, "天": 1 / 365, "多天": 1 / 365, "几天": 1 / 365, "周": 7 / 365, "星期": 7 / 365, "个星期": 7 / 365,
               "礼拜": 7 / 365, "个礼拜": 7 / 365}
 # Days and months add up (三个月零八天, 一个月加十天): a month counts 30.4 days, a year 365 (SPEC §4.4).
 _DAYS_PER_MONTH = 30.4
@@ -120,7 +121,7 @@ def led_branches(kid_words: tuple[str, ...]) -> dict[str, tuple[str, str]]:
             + "(?:[,、][ \\t]*)?(?:现在|目前|今年|今天|已经|刚刚|刚好|刚满|刚|才|已|满|有|是|第)*[ \\t]*"
             + number("kid")
             + "[ \\t]*(?:(?P<kid_u>个半月|个多月|个月)(?P<kid_more>(?<=个月)多(?!少))?" + _PLUS_DAYS.format("kid")
-            + f"|(?P<kid_d>天|周(?!岁)|个?星期)(?:(?=了?(?:{_OLD}|的|[,。!?;、\\n ]|$))|(?P<kid_free>(?<=天))))"
+            + f"|(?P<kid_d>[多几]?天|周(?!岁)|个?星期)(?:(?=了?(?:{_OLD}|的|[,。!?;、\\n ]|$))|(?P<kid_free>(?<=天))))"
             + _NOT_NOW_AFTER,
         ),
         "born": (

@@ -145,7 +145,7 @@ def _pattern(unit_set: set[str], kid_words: tuple[str, ...]) -> re.Pattern[str]:
     # bench/router_bench.py's MESSAGE, a quarter less on longer texts. The matches are those of one
     # ``[ \t]*`` per tail, since no tail but ``q`` can open with a blank (a policy unit might), so
     # only the longest run of blanks can lead into any other tail, and ``q`` is tried last.
-    openers = set("月天周个星礼年岁公千k斤米m度°多") | {u[0] for u in unit_set}
+    openers = set("月天周个星礼年岁公千k斤米m度°多几") | {u[0] for u in unit_set}
     number_tails = (
         f"{dates.DATE_TAIL}(?P<ymd>)"
         f"|[ \\t]*(?=[{''.join(re.escape(ch) for ch in sorted(openers))}])(?:"
