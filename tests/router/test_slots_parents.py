@@ -271,6 +271,8 @@ DEV_MISSES = [
     ("a child word + N多天", "宝宝20多天", {"age_years": 0.05, "approximate": ["age_years"]}),
     ("a child word + N多天 before an event is a duration", "宝宝20多天没拉", {"age_years": None, "approximate": []}),
     ("N几天 without a child is no age", "过了二十几天", {"age_years": None, "approximate": []}),
+    ("今天出生第N天 is the age", "小孩今天出生第六天，黄疸还没退", {"age_years": 0.02}),
+    ("出生第N天 of an event is no age", "出生第3天就黄了", {"age_years": None}),
 ]
 
 ROWS = AGES + WEIGHTS + TEMPERATURES + OTHER_PEOPLE + SALTS_AND_DECIMALS + TEMPERATURES_2 + AGES_2 + DEV_MISSES

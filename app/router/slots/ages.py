@@ -57,6 +57,7 @@ _NOT_FULL_MONTH = ("未", "没", "不到", "没有", "还没")
 # A child's N天 before an event is an age when it is a month or more (宝宝40天了白天都正常, 宝宝70天大便
 # 不正常: a parent says a duration that long in months) or said with 才 (我孩子才14天怎么爱翻白眼).
 _DAYS_OF_AGE = 28
+_TODAY = ("今天", "今天是", "现在", "现在是", "目前")  # before 出生第N天: the child's age today
 # Before a bare N个月 / N天 opening a clause: the age just reached (刚满三个月, 今天刚好28天).
 _REACHED = ("今天刚好", "今天刚满", "今天正好", "刚刚满", "刚满", "已满", "刚好", "正好")
 # An age said as now (宝宝现在5个月, 现在四个多月了) replaces an earlier age of a past event (42天时入院).
@@ -126,7 +127,7 @@ def led_branches(kid_words: tuple[str, ...]) -> dict[str, tuple[str, str]]:
         ),
         "born": (
             "出降",
-            f"(?<=[出降])生(?:后|了|才|刚)?[ \\t]*{number('born')}[ \\t]*(?P<born_u>{_AGE_SPAN})"
+            f"(?<=[出降])生(?:后|了|才|刚)?(?P<born_th>第)?[ \\t]*{number('born')}[ \\t]*(?P<born_u>{_AGE_SPAN})"
             + _PLUS_DAYS.format("born") + _NOT_NOW_AFTER,
         ),
         "full": ("满", "(?<=满)月(?![子饼份])"),
@@ -185,6 +186,8 @@ def on_age_span(m: re.Match[str], d: Draft) -> None:
         quantity["value"] >= _DAYS_OF_AGE or d.text.endswith(_ONLY, 0, m.start("kid_n"))
     ):
         return  # 宝宝3天没大便: a few days before an event are how long it lasted
+    if kind == "born" and m.group("born_th") and not d.text.endswith(_TODAY, 0, m.start()):
+        return  # 出生第3天就黄了 is an event's day; 今天出生第六天 is the age
     current = kind == "now" or (kind == "kid" and _NOW_WORDS.search(m.group()) is not None)
     span = m.group(unit)
     if kind == "kid" and m.group("kid_more"):  # 11个月多 is 11个多月, a lower bound
