@@ -273,6 +273,9 @@ DEV_MISSES = [
     ("N几天 without a child is no age", "过了二十几天", {"age_years": None, "approximate": []}),
     ("今天出生第N天 is the age", "小孩今天出生第六天，黄疸还没退", {"age_years": 0.02}),
     ("出生第N天 of an event is no age", "出生第3天就黄了", {"age_years": None}),
+    ("a clock time before 时候 dates a reading", "昨晚12点时候发烧39度，打了退烧针", {"temperature_c": 39.0}),
+    ("a clock time before 的时候 dates a reading", "凌晨三点的时候烧到39.5", {"temperature_c": 39.5}),
+    ("的时候 of an event is still no reading now", "每次发烧的时候最高39度", {"temperature_c": None}),
 ]
 
 ROWS = AGES + WEIGHTS + TEMPERATURES + OTHER_PEOPLE + SALTS_AND_DECIMALS + TEMPERATURES_2 + AGES_2 + DEV_MISSES

@@ -53,6 +53,8 @@ _CLAUSE_MARK = re.compile("[,。!?;、\n]")
 # 发烧的时候 / 那时候 a few characters before the reading: a past or habitual one (…时 of §4.7).
 _PAST_WHEN = re.compile("时候|那时")
 _WHEN_REACH = 8
+# A clock time before 时候 (昨晚12点时候发烧39度, 三点的时候) dates a reading, it is not "back then".
+_CLOCK = re.compile("点的?$")
 # An upper bound is no reading: 体温一直不到37度, 发烧在38.5以下 (the child's temperature is below it).
 _BELOW_BEFORE = ("不到", "低于", "不超过", "没超过", "没到", "没有到")
 _BELOW_AFTER = ("以下", "之下")
@@ -163,7 +165,10 @@ def temperature(d: Draft, cues: Callable[[str], Hits], patterns: tuple[tuple[re.
             or cue.payload.kind == "past" and not _onset(text, cue.end)
         ):
             continue
-        if _PAST_WHEN.search(text, max(0, start - _WHEN_REACH), start) and d.same_sentence(max(0, start - _WHEN_REACH), start):
+        when = _PAST_WHEN.search(text, max(0, start - _WHEN_REACH), start)
+        if when is not None and not _CLOCK.search(text, max(0, when.start() - 2), when.start()) and d.same_sentence(
+            max(0, start - _WHEN_REACH), start
+        ):
             continue
         best = value if best is None else max(best, value)
     return best
