@@ -1,6 +1,12 @@
 """route_request on the router benchmark's message: another tree against this one, in ONE process.
 
     python bench/compare_router.py BASE_DIR [ROUNDS]
+    python bench/compare_router.py BASE_DIR [ROUNDS] --corpus FILE.jsonl [--split dev]
+
+With ``--corpus`` each round routes every text of a JSON-lines file (its ``text`` field, cut at
+2,000 characters; only rows whose ``split`` is the one given, ``dev`` by default, when the rows
+have one) instead of the one message, and the figures are per text: the cost on real parents'
+words, long histories and all (issue 20).
 
 BASE_DIR holds another version's ``app/`` (for example ``git archive befbd5a app | tar -x -C /tmp/base``).
 Both routers are loaded side by side and called in alternating batches of 1,000 (thread CPU time,
@@ -11,8 +17,10 @@ whether both trees took the same decision (a different decision is different wor
 
 from __future__ import annotations
 
+import argparse
 import gc
 import importlib.util
+import json
 import statistics
 import sys
 import time
@@ -39,34 +47,60 @@ def load(root: Path, name: str) -> ModuleType:
     return module
 
 
+def corpus(path: Path, split: str) -> list[str]:
+    texts = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        if row.get("split", split) == split:  # filter first: the other splits are never read
+            texts.append(row["text"][:2000])
+    return texts
+
+
 def main() -> int:
-    if len(sys.argv) < 2:
-        print(__doc__, file=sys.stderr)
-        return 2
-    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 30
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("base", type=Path)
+    parser.add_argument("rounds", type=int, nargs="?", default=30)
+    parser.add_argument("--corpus", type=Path)
+    parser.add_argument("--split", default="dev")
+    args = parser.parse_args()
+    rounds = args.rounds
+    texts = corpus(args.corpus, args.split) if args.corpus else [MESSAGE]
+    batch = max(1, BATCH // len(texts))  # calls per sample: about 1,000 texts
+    per_sample = batch * len(texts)
     calls = {}
-    for label, root in (("base", Path(sys.argv[1]).resolve()), ("this", ROOT)):
+    for label, root in (("base", args.base.resolve()), ("this", ROOT)):
         module = load(root, f"router_{label}")
         router = module.Router(module.load_policy(), module.Limits())
-        calls[label] = lambda router=router: router.route_request(MESSAGE, CALLER, PATIENT, REFERENCE)
-        for _ in range(2000):
-            calls[label]()
+
+        def call(router=router) -> None:
+            for text in texts:
+                router.route_request(text, CALLER, PATIENT, REFERENCE)
+
+        calls[label] = call
+        for _ in range(max(1, 2000 // len(texts))):
+            call()
     samples: dict[str, list[float]] = {"base": [], "this": []}
     gc.disable()
     for i in range(rounds):
         for label in ("base", "this") if i % 2 == 0 else ("this", "base"):
-            call = calls[label]
+            run = calls[label]
             started = time.thread_time_ns()
-            for _ in range(BATCH):
-                call()
-            samples[label].append((time.thread_time_ns() - started) / BATCH / 1000)
+            for _ in range(batch):
+                run()
+            samples[label].append((time.thread_time_ns() - started) / per_sample / 1000)
     gc.enable()
     base, this = statistics.median(samples["base"]), statistics.median(samples["this"])
     paired = statistics.median(t / b for b, t in zip(samples["base"], samples["this"], strict=True))
     print(f"python {sys.version.split()[0]}  base {base:.1f} µs  this {this:.1f} µs  ratio of medians {this / base:.3f}  "
-          f"median of paired ratios {paired:.3f}  ({rounds} rounds × {BATCH} calls, thread CPU time)")
-    first, second = calls["base"](), calls["this"]()
-    print(f"decisions: base {first.status} {first.intent} | this {second.status} {second.intent}")
+          f"median of paired ratios {paired:.3f}  ({rounds} rounds × {per_sample} calls, thread CPU time"
+          f"{f', {len(texts)} texts' if args.corpus else ''})")
+    if not args.corpus:
+        first = sys.modules["router_base"]
+        print("decisions: base / this on the message: " + " | ".join(
+            f"{r.status} {r.intent}" for r in (
+                first.Router(first.load_policy(), first.Limits()).route_request(MESSAGE, CALLER, PATIENT, REFERENCE),
+                sys.modules["router_this"].Router(sys.modules["router_this"].load_policy(), sys.modules["router_this"].Limits())
+                .route_request(MESSAGE, CALLER, PATIENT, REFERENCE))))
     return 0
 
 

@@ -36,14 +36,16 @@ class Analysis:
     hits: Hits  # scan of the text view: intent keywords and slot dictionaries
     squashed_hits: Hits  # scan of the squashed view (the same object when both views are equal)
     red_flags: list[Flag]  # every red-flag mention in text order, with its context (SPEC §4.7)
-    current: list[str]  # distinct terms of the current mentions: these halt
+    current: list[str]  # distinct terms of the mentions that halt: current hard ones, confirmed ones
+    soft_current: list[str]  # distinct concepts of the current soft mentions not confirmed: these ask severity
     staging: list[str]
     writes: list[WriteRef]
 
 
-def analyze(policy: Policy, raw: str, caller: str | None = None) -> Analysis:
+def analyze(policy: Policy, raw: str, caller: str | None = None, confirmed: frozenset[str] = frozenset()) -> Analysis:
     """``caller`` decides whether 我 / 本人 / 自己 are the patient (SPEC §4.7 subjects); None for
-    classify_intent, which has no caller."""
+    classify_intent, which has no caller. ``confirmed``: the concepts the user said are happening
+    now; a mention of one halts in any context (SPEC §4.7 "Soft signs ask")."""
     v = views(raw)
     hits = policy.lexicon.scan(v.text)
     squashed = policy.redline.scan(v.squashed) if v.squashed != v.text else hits
@@ -51,10 +53,25 @@ def analyze(policy: Policy, raw: str, caller: str | None = None) -> Analysis:
     get, get_squashed = hits.get, squashed.get
     critical = _critical_values(policy, v.text, hits) if "critical" in hits else []
     flags = red_flags(policy.red_flags, v, hits, squashed, critical, caller)
-    current = list(dict.fromkeys([f.term for f in flags if f.context == "current"])) if flags else []
+    current, soft_current = _halting(policy, flags, confirmed) if flags else ([], [])
     staging = _terms(get("staging"), get_squashed("staging"))
     writes = _writes(policy, v.text, hits, squashed) if "write" in hits or "write" in squashed or "_" in v.text else []
-    return Analysis(v, hits, squashed, flags, current, staging, writes)
+    return Analysis(v, hits, squashed, flags, current, soft_current, staging, writes)
+
+
+def _halting(policy: Policy, flags: list[Flag], confirmed: frozenset[str]) -> tuple[list[str], list[str]]:
+    soft = policy.red_flags.soft_terms
+    current: list[str] = []
+    asking: list[str] = []
+    for f in flags:
+        if f.concept in confirmed:
+            current.append(f.term)
+        elif f.context == "current":
+            if f.term in soft:
+                asking.append(f.concept)
+            else:
+                current.append(f.term)
+    return list(dict.fromkeys(current)), list(dict.fromkeys(asking))
 
 
 def _terms(first: list[Hit] | None, second: list[Hit] | None) -> list[str]:
@@ -65,16 +82,20 @@ def _terms(first: list[Hit] | None, second: list[Hit] | None) -> list[str]:
     return list(dict.fromkeys([h.term for h in found]))
 
 
-# A number in Arabic digits or a Chinese numeral (七点二), and whatever unit-like text follows it.
+# A number in Arabic digits or a Chinese numeral (七点二), and whatever unit-like text follows it
+# (毫摩尔/升 and 毫摩尔每升 whole: a unit read character by character would stop at 毫).
 _NUMBER = re.compile(
-    rf"(?<![a-z0-9.])(\d+(?:\.\d+)?|[{numerals.CHARS}]+)(?![\d.])\s*([a-zμµ/%]+|[个克毫升碗片杯斤天岁次年月日号周]+)?"
+    rf"(?<![a-z0-9.])(\d+(?:\.\d+)?|[{numerals.CHARS}]+)(?![\d.])\s*(毫摩尔(?:/|每)?升|[a-zμµ/%]+|[个克毫升碗片杯斤天岁次年月日号周]+)?"
 )
 _CLAUSE_END = re.compile("[，。！？；,!?;]")
 
 
 def _critical_values(policy: Policy, text: str, hits: Hits) -> list[tuple[int, int, int]]:
-    """Each analyte word, then the rest of its clause within the rule's window: any number there at
-    or above the threshold, unit absent or allowed, is a critical value (血钾从5.0升到6.9 halts).
+    """Each analyte word, then the rest of its clause within the rule's window: every number there
+    at or above the threshold, unit absent or allowed, is a critical value (血钾从5.0升到6.9 halts),
+    each a mention of its own placed on the number, so each is read in its own context (SPEC §4.7
+    "Every value is read": 血钾以前6.8，今天7.2). A clause that follows and opens with a time cue
+    continues the word's reach (血钾以前6.8，今天7.2 reads 7.2).
 
     The numbers are read by one scan that every word shares, from the first word to as far as the
     last word's window reaches: a scan per word, from the word to the end of the text, made 钾
@@ -82,12 +103,13 @@ def _critical_values(policy: Policy, text: str, hits: Hits) -> list[tuple[int, i
     on, exactly those a scan of its own found: the two can differ only where a word's end falls
     inside a run of Chinese numeral characters (the only place inside a number where another may
     open), and policy load refuses a critical word that ends with a numeral character. Found as
-    (start, end, rule index): a red-flag mention reports the rule's name, not the text."""
+    (start, end, rule index) of the number: a red-flag mention reports the rule's name, not the text."""
     words = hits.group("critical")  # in text order, with increasing ends
     scan = _NUMBER.finditer(text, words[0].end)
     numbers: list[re.Match[str]] = []  # read so far; those before ``first`` lie before every later word
     first = 0
     found: list[tuple[int, int, int]] = []
+    opening = policy.red_flags.time_opening
     for word in words:
         rule = policy.red_flags.critical_values[word.payload]
         limit = word.end + rule.window
@@ -104,10 +126,7 @@ def _critical_values(policy: Policy, text: str, hits: Hits) -> list[tuple[int, i
             first = index  # before this word, so before every later one
         if index == len(numbers) or numbers[index].start() >= limit:
             continue  # no number in reach (most words of a text that repeats one): no clause to read
-        # A clause break right after the word (血钾，6.8 / 血钾：6.8) still belongs to it.
-        cut = _CLAUSE_END.search(text, word.end + 1, limit)
-        if cut:
-            limit = cut.start()
+        limit = _reach(text, word.end, limit, rule.window, opening)
         while True:
             if index == len(numbers):
                 number = next(scan, None)
@@ -123,9 +142,22 @@ def _critical_values(policy: Policy, text: str, hits: Hits) -> list[tuple[int, i
             if value is None or (unit and unit not in rule.units):
                 continue
             if rule.threshold <= value <= rule.plausible_max:
-                found.append((word.start, number.end(1), word.payload))
-                break
+                found.append((number.start(1), number.end(1), word.payload))
     return found
+
+
+def _reach(text: str, end: int, limit: int, window: int, opening: re.Pattern[str] | None) -> int:
+    """Where a critical word's numbers stop: its clause end within the window (a clause break right
+    after the word, 血钾：6.8, still belongs to it), or the end of a following clause of the same
+    sentence that opens with a time cue."""
+    cut = _CLAUSE_END.search(text, end + 1, limit)
+    if cut is None:
+        return limit
+    if text[cut.start()] == "," and opening is not None and opening.match(text, cut.end()):
+        further = cut.end() + window
+        follow = _CLAUSE_END.search(text, cut.end(), further)
+        return follow.start() if follow else further
+    return cut.start()
 
 
 def lookup_write_tool(policy: Policy, name: str) -> WriteTool | None:

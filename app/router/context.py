@@ -59,6 +59,12 @@ class ContextRules:
     self_is_patient_for: frozenset[str]
     governing_links: frozenset[str]
     enumeration: re.Pattern[str]  # the text between two mentions of one enumeration
+    negation_filler: re.Pattern[str]  # what may stand between a negation and its mention
+    place_after: tuple[str, ...]  # an other-person word followed by one names a place (姥姥家)
+    carer_before: frozenset[str]  # … or preceded by one a carer (被奶奶, 在我身上)
+    carer_before_if_patient: frozenset[str]  # … and these when a patient word came earlier in the sentence
+    # pattern name → pattern: a negation standing in a pattern's gap (嘴唇不发紫) still acts
+    patterns_by_name: dict[str, re.Pattern[str]]
 
 
 class Mention(NamedTuple):
@@ -73,11 +79,14 @@ class Mention(NamedTuple):
 def contexts(rules: ContextRules, text: str, mentions: list[Mention], caller: str | None) -> list[str]:
     """The context of each mention (sorted, non-overlapping), for ``caller`` (None: no caller, as in
     classify_intent, where 我 is never the patient)."""
-    cues = _cues(rules, text, mentions)
+    cues, mentions = _cues(rules, text, mentions)
     if not cues:
         return [CURRENT] * len(mentions)  # no cue and no subject word: nothing moves the default
     bounds = [(m.start(), m.group(1) is None) for m in _BOUNDARY.finditer(text)]
-    walk = _Walk(rules, text, mentions, caller, cues, bounds[0][0] if bounds else len(text))
+    # Only a past scope and an after-cue ask which clauses speak of now; most texts have neither.
+    speaking = (_clauses_of_now(cues, bounds) if any(h.payload.kind == "past" or h.payload.direction == "after" for h in cues)
+                else frozenset())
+    walk = _Walk(rules, text, mentions, caller, cues, bounds[0][0] if bounds else len(text), speaking)
     # Boundaries, cues and mentions merged in text order: three sorted lists, one pass.
     end, nb, nc = len(text), len(bounds), len(cues)
     b = c = 0
@@ -101,25 +110,51 @@ def contexts(rules: ContextRules, text: str, mentions: list[Mention], caller: st
     return walk.decide()
 
 
+_SPEAKS_OF_NOW = frozenset(("now", "now_clause", "ongoing"))
+
+
+def _clauses_of_now(cues: list[Hit], bounds: list[tuple[int, bool]]) -> frozenset[int]:
+    """The clauses that hold a now cue, a part of today or an ongoing marker: a past scope from an
+    earlier clause stops there (SPEC §4.7 revision 2). The walk needs it before it reaches them."""
+    found: set[int] = set()
+    b = 0
+    for hit in cues:
+        while b < len(bounds) and bounds[b][0] <= hit.start:
+            b += 1
+        if hit.payload.kind in _SPEAKS_OF_NOW:
+            found.add(b)  # clause index = the boundaries before the cue
+    return frozenset(found)
+
+
 class _Walk:
     def __init__(self, rules: ContextRules, text: str, mentions: list[Mention], caller: str | None,
-                 cues: list[Hit], clause_end: int):
+                 cues: list[Hit], clause_end: int, clauses_of_now: frozenset[int]):
         self.rules, self.text, self.mentions = rules, text, mentions
         self.self_is_patient = caller in rules.self_is_patient_for
         n = len(mentions)
         self.negated = [False] * n
         self.other = [False] * n
         self.past = [False] * n
+        self.past_cue = [-1] * n  # where the past before-cue that covers the mention starts
+        self.recurrence = [False] * n
+        self.manner = [False] * n  # a manner cue in its clause before it, or 了 right after it
         self.hypothetical = [False] * n
+        self.asked_after = [False] * n  # a hypothetical after-cue (是什么原因) follows it
         self.habitual = [False] * n
         self.where = [(0, 0)] * n  # (sentence, clause) of each mention
         self.now_clauses: set[int] = set()
         self.now_sentences: set[int] = set()
+        self.clauses_of_now = clauses_of_now
+        self.ongoing: dict[int, int] = {}  # sentence → start of its last ongoing marker
         self.sentence = self.clause = 0
         self.time: str | None = None  # "now" / "past": the time cue whose scope we are in
+        self.time_start = -1
         self.hypothetical_sentence = self.hypothetical_clause = self.habitual_clause = False
+        self.manner_clause = False
         self.negation_end, self.negation_gap = -1, 0
+        self.recurrence_end, self.recurrence_gap = -1, 0
         self.subject_other = False
+        self.patient_in_sentence = False
         self.other_end = -1  # end of the last other-person word (it may govern a patient word)
         self.subject_end = -1  # end of the last subject word or 他 / 她 (自己 right after it is no subject)
         self.last = -1  # index of the last mention seen
@@ -130,23 +165,33 @@ class _Walk:
     def boundary(self, sentence_end: bool, clause_end: int) -> None:
         self.clause += 1
         self.clause_end = clause_end
-        self.hypothetical_clause = self.habitual_clause = False
-        self.negation_end = -1
+        self.hypothetical_clause = self.habitual_clause = self.manner_clause = False
+        self.negation_end = self.recurrence_end = -1
         if sentence_end:
             self.sentence += 1
             self.time = None
-            self.hypothetical_sentence = False
+            self.hypothetical_sentence = self.patient_in_sentence = False
+        elif self.time == "past" and self.clause in self.clauses_of_now:
+            self.time = None  # a past scope stops at a clause that speaks of now
 
     def mention(self, index: int, m: Mention) -> None:
         last = self.last
-        if self.negation_end >= 0 and m.start - self.negation_end <= self.negation_gap:
+        if self.negation_end >= 0 and m.start - self.negation_end <= self.negation_gap and (
+            self.rules.negation_filler.fullmatch(self.text, self.negation_end, m.start)
+        ):
             self.negated[index] = True
         elif (last >= 0 and self.negated[last] and self.where[last][1] == self.clause
               and self.rules.enumeration.fullmatch(self.text, self.mentions[last].end, m.start)):
             self.negated[index] = True  # 没有抽搐、呕吐或昏迷: the negation carries along the list
         self.negation_end = -1  # a negation covers the next mention only
+        if self.recurrence_end >= 0 and m.start - self.recurrence_end <= self.recurrence_gap:
+            self.recurrence[index] = True
+        self.recurrence_end = -1
+        self.manner[index] = self.manner_clause or self.recurrence[index]
         self.other[index] = self.subject_other
-        self.past[index] = self.time == "past"
+        if self.time == "past":
+            self.past[index] = True
+            self.past_cue[index] = self.time_start
         self.hypothetical[index] = self.hypothetical_sentence or self.hypothetical_clause
         self.habitual[index] = self.habitual_clause
         self.where[index] = (self.sentence, self.clause)
@@ -163,17 +208,28 @@ class _Walk:
                 if kind == "past":
                     self.past[last] = True
                 else:
-                    self.hypothetical[last] = True
+                    self.asked_after[last] = True
         elif kind == "negation":
             text = self.text
             if len(hit.term) == 1 and 0 < hit.start and hit.end < len(text) and text[hit.start - 1] == text[hit.end]:
                 return  # X不X (要睡不睡) asks, it does not deny
             self.negation_end, self.negation_gap = hit.end, cue.max_gap
-        elif kind in ("now", "past"):
-            self.time = kind
-            if kind == "now":
+        elif kind in ("now", "past", "ongoing"):
+            self.time, self.time_start = ("past" if kind == "past" else "now"), hit.start
+            if kind != "past":
                 self.now_clauses.add(self.clause)
                 self.now_sentences.add(self.sentence)
+            if kind == "ongoing":
+                self.ongoing[self.sentence] = hit.start
+                self.manner_clause = True
+        elif kind == "recurrence":
+            self.recurrence_end, self.recurrence_gap = hit.end, cue.max_gap
+        elif kind == "manner":
+            last = self.last
+            if hit.term == "了" and last >= 0 and hit.start == self.mentions[last].end:
+                self.manner[last] = True  # 惊厥了: a stated event
+            else:
+                self.manner_clause = True
         elif kind == "hypothetical":
             if cue.scope == "sentence":
                 self.hypothetical_sentence = True
@@ -185,7 +241,7 @@ class _Walk:
             self.time = None
             self.hypothetical_sentence = self.hypothetical_clause = self.habitual_clause = False
             self.negation_end = -1
-        # manner and pseudo: nothing to do (the mention stays current / the cue inside is hidden)
+        # now_clause and pseudo: nothing here (clauses_of_now holds the former; the latter hides a cue)
 
     def _subject(self, hit: Hit, kind: str) -> None:
         after_subject = hit.start == self.subject_end
@@ -201,15 +257,27 @@ class _Walk:
                 hit.start == self.other_end or self.text[self.other_end:hit.start] in self.rules.governing_links
             )
             self.subject_other = governed  # 同事的孩子 is the colleague's child
+            self.patient_in_sentence = self.patient_in_sentence or not governed
         elif kind == "other":
-            self.subject_other = True
+            if not self._place_or_carer(hit):
+                self.subject_other = True
             self.other_end = hit.end
         elif kind == "self":
             if self.self_is_patient:
                 self.subject_other = False
-            elif not (hit.term == "自己" and after_subject) and not self._patient_word_follows(hit.end):
+            elif (not (hit.term == "自己" and after_subject) and not self._patient_word_follows(hit.end)
+                  and not self._place_or_carer(hit)):
                 self.subject_other = True
         self.subject_end = hit.end
+
+    def _place_or_carer(self, hit: Hit) -> bool:
+        """姥姥家, 在我身上, 被奶奶, 跟爷爷 (after the child was named): where or with whom, not whose
+        (SPEC §4.7 revision 2)."""
+        rules, text = self.rules, self.text
+        if text.startswith(rules.place_after, hit.end):
+            return True
+        before = text[hit.start - 1] if hit.start else ""
+        return before in rules.carer_before or (self.patient_in_sentence and before in rules.carer_before_if_patient)
 
     def _patient_word_follows(self, position: int) -> bool:
         """A patient word after ``position`` in the same clause (我孩子, 我的宝宝)."""
@@ -220,49 +288,73 @@ class _Walk:
 
     def decide(self) -> list[str]:
         out: list[str] = []
+        ongoing = self.ongoing
         for i in range(len(self.mentions)):
             sentence, clause = self.where[i]
+            now_clause = clause in self.now_clauses
             if self.negated[i]:
                 out.append(NEGATED)
             elif self.other[i]:
                 out.append(OTHER)
-            elif self.past[i]:
-                out.append(HISTORICAL)
-            elif (self.hypothetical[i] and clause not in self.now_clauses) or (
-                self.habitual[i] and sentence not in self.now_sentences
+            elif self.past[i] and not self.recurrence[i] and not (
+                self.past_cue[i] >= 0 and ongoing.get(sentence, -1) > self.past_cue[i]
             ):
+                out.append(HISTORICAL)
+            elif (self.hypothetical[i] and not now_clause) or (
+                # a stated event (了, a manner cue, a now cue or a part of today in its clause) is no
+                # question about the word: 宝宝晚上囟门就鼓起来是怎么回事 stays current
+                self.asked_after[i] and clause not in self.clauses_of_now and not self.manner[i]
+            ) or (self.habitual[i] and sentence not in self.now_sentences):
                 out.append(HYPOTHETICAL)
             else:
                 out.append(CURRENT)
         return out
 
 
-def _cues(rules: ContextRules, text: str, mentions: list[Mention]) -> list[Hit]:
-    """Cue and subject words in text order, leftmost-longest among them, none inside a mention
-    (terms and patterns match first: the 不 of 叫不醒 is not a negation)."""
+def _cues(rules: ContextRules, text: str, mentions: list[Mention]) -> tuple[list[Hit], list[Mention]]:
+    """Cue and subject words in text order, leftmost-longest among them (目前天 is 目前, 没有过 a
+    negation), none inside a term (terms match first: the 不 of 叫不醒 is not a negation). A pattern
+    never swallows a negation in its gap (嘴唇不发紫): the mention then starts after the cue, which
+    negates it as any cue before a mention does. Returns the cues and the mentions so placed."""
     hits = rules.lexicon.scan(text).group("ctx")
     for pattern, cue in rules.patterns:
         found = [Hit(m.start(), m.end(), pattern.pattern, cue) for m in pattern.finditer(text)]
         if found:
-            hits = _longest(sorted(hits + found))  # a handful of hits: both lists are short
+            hits = sorted(hits + found, key=_leftmost_longest)  # a handful of hits: both lists are short
     kept: list[Hit] = []
+    given = mentions
     j = 0
     for hit in hits:
         while j < len(mentions) and mentions[j].end <= hit.start:
             j += 1
         if j < len(mentions) and mentions[j].start < hit.end:
+            m = mentions[j]
+            if (hit.payload.kind == "negation" and m.start < hit.start and hit.end < m.end
+                    and _in_gap(rules, text, m, hit)):
+                if mentions is given:
+                    mentions = list(given)
+                mentions[j] = Mention(hit.end, m.end, m.term, m.concept)
+                kept.append(hit)
             continue  # overlaps a mention
+        if kept and hit.start < kept[-1].end and not (
+            hit.payload.kind in _SUBJECTS and kept[-1].payload.kind in _SUBJECTS
+        ):
+            continue  # inside or across the word before it: the leftmost, then the longest, acts
         kept.append(hit)
-    return kept
+    return kept, mentions
 
 
-def _longest(hits: list[Hit]) -> list[Hit]:
-    """Drop every hit that a longer one contains (hits sorted by start)."""
-    kept: list[Hit] = []
-    for hit in hits:
-        while kept and kept[-1].start == hit.start and kept[-1].end <= hit.end:
-            kept.pop()
-        if kept and kept[-1].end >= hit.end:
-            continue
-        kept.append(hit)
-    return kept
+def _in_gap(rules: ContextRules, text: str, m: Mention, hit: Hit) -> bool:
+    """The negation sits in the pattern's gap, not in its own words (喘不上气, 烧没退): the pattern
+    still matches with the cue taken out."""
+    pattern = rules.patterns_by_name.get(m.term)
+    return pattern is not None and pattern.match(text[:hit.start] + text[hit.end:m.end], m.start) is not None
+
+
+# Subject words may overlap (我姐|姐姐, 小宝|宝宝): the walk lets the first decide and the second
+# extend it, so 我姐姐家的孩子 is still governed.
+_SUBJECTS = frozenset(("patient", "other", "self", "third"))
+
+
+def _leftmost_longest(hit: Hit) -> tuple[int, int]:
+    return hit.start, -hit.end

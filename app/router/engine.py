@@ -17,7 +17,7 @@ from pydantic import BaseModel, ValidationError
 
 from .analysis import Analysis, analyze
 from .classify import Classification, classify
-from .gate import Resolution, Verdict, check_input, gate, permission, resolve, unacknowledged
+from .gate import Resolution, Verdict, check_input, gate, permission, resolve, unacknowledged, unanswered_severity
 from .models import (
     ArgumentError,
     Candidate,
@@ -29,6 +29,7 @@ from .models import (
     PermissionResult,
     RedFlag,
     RouteArgs,
+    SeverityQuestion,
     RouteResult,
     SlotsArgs,
     SlotsResult,
@@ -46,6 +47,7 @@ _classify_result = builder(ClassifyResult)
 _permission_result = builder(PermissionResult)
 _candidate = builder(Candidate)
 _red_flag = builder(RedFlag)
+_question = builder(SeverityQuestion)
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +134,12 @@ class Router:
         acknowledged = getattr(args, "acknowledged_red_flags", None)
         if acknowledged and not self._concepts.issuperset(acknowledged):
             raise ArgumentError("acknowledged_red_flags", "must list known red-flag concept ids")
+        confirmed = getattr(args, "confirmed_red_flags", None)
+        if confirmed:
+            if not self._concepts.issuperset(confirmed):
+                raise ArgumentError("confirmed_red_flags", "must list known red-flag concept ids")
+            if acknowledged and not set(acknowledged).isdisjoint(confirmed):
+                raise ArgumentError("confirmed_red_flags", "a concept may not be both acknowledged and confirmed")
         kwargs = {name: getattr(args, name) for name in spec.args.model_fields}
         if roles is not None and "caller" in kwargs:
             kwargs["roles"] = roles
@@ -142,13 +150,18 @@ class Router:
     # ----------------------------------------------------------------------------------------
 
     def check_safety_gate(
-        self, intent: str, caller: str, target_mcp: str = "", acknowledged_red_flags: Iterable[str] = (),
+        self,
+        intent: str,
+        caller: str,
+        target_mcp: str = "",
+        acknowledged_red_flags: Iterable[str] = (),
+        confirmed_red_flags: Iterable[str] = (),
         roles: frozenset[str] | None = None,
     ) -> GateResult:
-        analysis = analyze(self.policy, intent, caller)
+        analysis = analyze(self.policy, intent, caller, frozenset(confirmed_red_flags))
         acknowledged = frozenset(acknowledged_red_flags)
         verdict, resolution = gate(self.policy, self.scope, analysis, caller, target_mcp, acknowledged=acknowledged, roles=roles)
-        return self._gate_result(verdict, resolution, _red_flags(analysis, acknowledged))
+        return self._gate_result(verdict, resolution, self._red_flags(analysis, acknowledged))
 
     def classify_intent(self, text: str) -> ClassifyResult:
         analysis = analyze(self.policy, text)
@@ -165,7 +178,7 @@ class Router:
             "candidates": [_candidate({"intent": s.intent.name, "mcp": s.intent.mcp, "score": s.score}) for s in result.ranked],
             "fallback": "halt" if result.emergency else ("llm" if best is None else None),
             "note": result.note(),
-            "red_flags": _red_flags(analysis, frozenset()),
+            "red_flags": self._red_flags(analysis, frozenset()),
             "policy_version": self.policy_version,
         })
 
@@ -195,13 +208,14 @@ class Router:
         patient_id: str | None = None,
         reference_date: str | date | None = None,
         acknowledged_red_flags: Iterable[str] = (),
+        confirmed_red_flags: Iterable[str] = (),
         roles: frozenset[str] | None = None,
     ) -> RouteResult:
-        analysis = analyze(self.policy, text, caller)
+        analysis = analyze(self.policy, text, caller, frozenset(confirmed_red_flags))
         acknowledged = frozenset(acknowledged_red_flags)
         slots = self._slots.extract(analysis.views, analysis.hits, self._reference(reference_date), self.policy_version)
         result = classify(self.policy, analysis)
-        route = _Route(self, result, slots, patient_id, _red_flags(analysis, acknowledged))
+        route = _Route(self, result, slots, patient_id, self._red_flags(analysis, acknowledged))
         if result.emergency:
             return route.done("halt", "p0_emergency", "emergency red flag: stop all business calls and escalate", fallback="halt")
         # SPEC §4.5: right after the halt, an unknown or out-of-scope caller is denied before
@@ -212,6 +226,12 @@ class Router:
             route.gate = self._gate_result(denial, resolution, route.red_flags)
             route.mcp = resolution.mcp or route.mcp
             return route.done("denied", denial.reason_code, denial.reason)
+        severity = unanswered_severity(analysis, acknowledged) if analysis.soft_current else []
+        if severity:
+            route.mcp = None  # nothing is decided until the user answers
+            route.questions = self._questions(severity)
+            return route.done("confirm", "p0_confirm_severity",
+                              "a mild form of a danger sign is mentioned: ask its severity question")
         if analysis.red_flags and unacknowledged(analysis, acknowledged):
             route.mcp = None  # nothing is decided until the user answers
             return route.done("confirm", "p0_confirm_current",
@@ -268,7 +288,23 @@ class Router:
             return reference_date
         return date.fromisoformat(reference_date)
 
+    def _questions(self, concepts: list[str]) -> list[SeverityQuestion]:
+        asked = self.policy.red_flags.severity_questions
+        return [_question({"concept": c, "question": asked[c]}) for c in concepts]
+
+    def _red_flags(self, analysis: Analysis, acknowledged: frozenset[str]) -> list[RedFlag]:
+        """The result's ``red_flags``: every mention, marked when its concept is acknowledged."""
+        if not analysis.red_flags:
+            return []
+        soft = self.policy.red_flags.soft_terms
+        return [
+            _red_flag({"concept": f.concept, "term": f.term, "context": f.context,
+                       "acknowledged": f.concept in acknowledged, "soft": f.term in soft})
+            for f in dict.fromkeys(analysis.red_flags)  # the same mention twice is reported once
+        ]
+
     def _gate_result(self, verdict: Verdict, resolution: Resolution, red_flags: list[RedFlag]) -> GateResult:
+        severity = self._questions(verdict.matched_concepts) if verdict.reason_code == "p0_confirm_severity" else []
         return _gate_result({
             "allow": verdict.allow,
             "reason": verdict.reason,
@@ -279,6 +315,7 @@ class Router:
             "requires_confirmation": verdict.requires_confirmation,
             "matched_keywords": verdict.matched,
             "red_flags": red_flags,
+            "severity_questions": severity,
             "resolved_intent": resolution.intent,
             "resolved_mcp": resolution.mcp,
             "write_tool": verdict.write_tool or (resolution.writes[0].name if resolution.writes else None),
@@ -300,6 +337,7 @@ class _Route:
         self.patient_id = patient_id
         self.mcp = result.mcp
         self.gate: GateResult | None = None
+        self.questions: list[SeverityQuestion] = []
 
     def done(
         self,
@@ -329,17 +367,9 @@ class _Route:
             "limited_view": limited_view,
             "fallback": fallback,
             "red_flags": self.red_flags,
+            "severity_questions": self.questions,
             "reason": reason,
             "reason_code": reason_code,
             "policy_version": self.router.policy_version,
         })
 
-
-def _red_flags(analysis: Analysis, acknowledged: frozenset[str]) -> list[RedFlag]:
-    """The result's ``red_flags``: every mention, marked when its concept is acknowledged."""
-    if not analysis.red_flags:
-        return []
-    return [
-        _red_flag({"concept": f.concept, "term": f.term, "context": f.context, "acknowledged": f.concept in acknowledged})
-        for f in dict.fromkeys(analysis.red_flags)  # the same mention twice is reported once
-    ]

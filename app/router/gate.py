@@ -1,6 +1,7 @@
 """The safety gate and the permission matrix (SPEC §4.1, §4.3).
 
-Fixed order: P0 (a current red flag halts; any other red flag not acknowledged asks) → INPUT →
+Fixed order: P0 (a current or confirmed red flag halts; a current soft one not acknowledged asks its
+severity question; any other red flag not acknowledged asks whether it is happening now) → INPUT →
 MX-1 → MX-2 → MX-3 → permission matrix → PASS; the first stage that decides wins. Every denial is a value (``Verdict``), never an exception. ``check_permission``
 shares the MX-3 and matrix steps, so a write tool is decided the same way by both tools.
 """
@@ -40,6 +41,7 @@ class Verdict:
     limited_view: bool = False
     write_tool: str | None = None
     matched: list[str] = field(default_factory=list)
+    matched_concepts: list[str] = field(default_factory=list)  # p0_confirm_severity: whose question to ask
 
 
 def resolve(policy: Policy, analysis: Analysis, classification: Classification | None = None) -> Resolution:
@@ -94,6 +96,12 @@ def unacknowledged(analysis: Analysis, acknowledged: frozenset[str]) -> list[str
     ))
 
 
+def unanswered_severity(analysis: Analysis, acknowledged: frozenset[str]) -> list[str]:
+    """Concepts of the current soft mentions whose severity the user has not answered: these ask
+    their severity question (SPEC §4.7 "Soft signs ask")."""
+    return [c for c in analysis.soft_current if c not in acknowledged]
+
+
 def _first_denial(
     policy: Policy,
     scope: frozenset[str] | None,
@@ -108,6 +116,13 @@ def _first_denial(
         if analysis.current:
             return Verdict(False, "P0_EMERGENCY", "p0_emergency", "emergency red flag: stop and escalate",
                            matched=list(analysis.current))
+        severity = unanswered_severity(analysis, acknowledged)
+        if severity:
+            return Verdict(False, "P0_CONFIRM", "p0_confirm_severity",
+                           "a mild form of a danger sign is mentioned: ask its severity question",
+                           matched=list(dict.fromkeys([f.term for f in analysis.red_flags
+                                                       if f.context == "current" and f.concept in severity])),
+                           matched_concepts=severity)
         asking = unacknowledged(analysis, acknowledged)
         if asking:
             return Verdict(False, "P0_CONFIRM", "p0_confirm_current",

@@ -10,7 +10,7 @@ import re
 from datetime import date
 from typing import Annotated, Any, Literal, Mapping
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
 
 from .slots import REFERENCE_RANGE, Quantity, SlotsResult
 
@@ -70,16 +70,40 @@ IsoDate = Annotated[
 ]
 PatientId = Annotated[str, StringConstraints(pattern=r"^P[0-9]{4,}$")]
 ConceptId = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]{0,63}$")]
+
+
+def _none_is_empty(value: Any) -> Any:
+    """Agent frameworks send null for every argument they were given no default for (SPEC §5.3)."""
+    return [] if value is None else value
+
+
 # The dispatcher's session says which red-flag concepts the user answered "not happening now" to
-# (SPEC §4.7). Known concept ids only (checked against the loaded policy in Router.call).
+# (SPEC §4.7). Known concept ids only (checked against the loaded policy in Router.call). The schema
+# advertises the default (SPEC §5.3); pydantic copies a list default per instance.
 Acknowledged = Annotated[
     list[ConceptId],
+    BeforeValidator(_none_is_empty),
     Field(
-        default_factory=list,
+        default=[],
         max_length=32,
         description="Red-flag concept ids (e.g. 'seizure') that the user, asked by the dispatcher after a "
-        "'confirm', answered are not happening to the patient now. A non-current mention of these no longer "
-        "asks; a current one still halts. At most 32, each a known concept id. Never taken from text.",
+        "'confirm', answered are not happening to the patient now (or, for a severity question, not severe). "
+        "A non-current mention of these no longer asks; a current one still halts. At most 32, each a known "
+        "concept id, none also in `confirmed_red_flags`. Null is the empty list. Never taken from text.",
+    ),
+]
+# The user answered yes to a confirm: the concept is happening to the patient now (SPEC §4.7 "Soft
+# signs ask"). A confirmed concept halts whatever context its mention has.
+Confirmed = Annotated[
+    list[ConceptId],
+    BeforeValidator(_none_is_empty),
+    Field(
+        default=[],
+        max_length=32,
+        description="Red-flag concept ids that the user, asked by the dispatcher after a 'confirm' (the "
+        "question whether it is happening now, or the concept's severity question), answered yes to. A "
+        "mention of these halts in any context. At most 32, each a known concept id, none also in "
+        "`acknowledged_red_flags`. Null is the empty list. Never taken from text.",
     ),
 ]
 
@@ -103,6 +127,7 @@ class GateArgs(_Args):
         "Empty: the server is resolved from `intent`.",
     )
     acknowledged_red_flags: Acknowledged
+    confirmed_red_flags: Confirmed
 
 
 class ClassifyArgs(_Args):
@@ -140,6 +165,7 @@ class RouteArgs(_Args):
         default=None, description=f"Date for resolving relative dates, YYYY-MM-DD, {_REFERENCE_RANGE}. Default: today."
     )
     acknowledged_red_flags: Acknowledged
+    confirmed_red_flags: Confirmed
 
 
 # --------------------------------------------------------------------------------------------
@@ -149,6 +175,7 @@ class RouteArgs(_Args):
 GATE_REASON_CODES = (
     "p0_emergency",
     "p0_confirm_current",
+    "p0_confirm_severity",
     "caller_unknown",
     "caller_out_of_scope",
     "caller_not_in_scope",
@@ -168,9 +195,9 @@ GATE_REASON_CODES = (
 )
 # route_request's own codes; a denial carries the gate's code, a pass never reaches the result.
 ROUTE_REASON_CODES = (
-    "p0_emergency", "p0_confirm_current", "unknown_intent", "low_confidence", "patient_out_of_context", "missing_slot",
-    "ambiguous_slot", "proceed",
-) + tuple(c for c in GATE_REASON_CODES if c not in ("p0_emergency", "p0_confirm_current", "pass"))
+    "p0_emergency", "p0_confirm_current", "p0_confirm_severity", "unknown_intent", "low_confidence",
+    "patient_out_of_context", "missing_slot", "ambiguous_slot", "proceed",
+) + tuple(c for c in GATE_REASON_CODES if c not in ("p0_emergency", "p0_confirm_current", "p0_confirm_severity", "pass"))
 ReasonCode = Literal[GATE_REASON_CODES]  # type: ignore[valid-type]
 RouteReasonCode = Literal[ROUTE_REASON_CODES]  # type: ignore[valid-type]
 PolicyVersion = Annotated[str, Field(description="Policy file version + first 12 hex of its sha256.")]
@@ -187,10 +214,26 @@ class RedFlag(_Result):
         description="current halts; any other context asks ('confirm') unless the concept is acknowledged."
     )
     acknowledged: bool = Field(description="The concept is in `acknowledged_red_flags`.")
+    soft: bool = Field(
+        description="A soft term (a parent's mild form of a danger sign): current, it asks the concept's severity "
+        "question ('confirm', p0_confirm_severity) instead of halting."
+    )
 
 
 RedFlags = Annotated[
     list[RedFlag], Field(description="Every red-flag mention in text order with its context (SPEC §4.7).")
+]
+
+
+class SeverityQuestion(_Result):
+    concept: str = Field(description="The red-flag concept id the question is about.")
+    question: str = Field(description="The concept's severity question (policy text) to ask the user.")
+
+
+SeverityQuestions = Annotated[
+    list[SeverityQuestion],
+    Field(description="With reason_code p0_confirm_severity: the question to ask for each current soft mention; "
+          "yes → resend with the concept in `confirmed_red_flags`, no → in `acknowledged_red_flags`."),
 ]
 
 
@@ -202,13 +245,15 @@ class GateResult(_Result):
         description="The mutual-exclusion rule that decided, or 'none'."
     )
     gate: Literal["P0_EMERGENCY", "P0_CONFIRM", "INPUT", "MX", "PERMISSION_MATRIX", "PASS"] = Field(
-        description="Which stage decided: P0_EMERGENCY (a current red flag) → P0_CONFIRM (a red flag in another "
-        "context, not acknowledged: ask the user) → INPUT → MX → PERMISSION_MATRIX → PASS."
+        description="Which stage decided: P0_EMERGENCY (a current or confirmed red flag) → P0_CONFIRM (a red flag "
+        "in another context, or a current soft one, not acknowledged: ask the user) → INPUT → MX → "
+        "PERMISSION_MATRIX → PASS."
     )
     delegate_to: str | None = Field(description="Role to hand the request to (every MX-1 denial).")
     requires_confirmation: bool = Field(description="A human must confirm before the write (push_to_emr).")
     matched_keywords: list[str] = Field(description="Policy words found in `intent` that decided.")
     red_flags: RedFlags
+    severity_questions: SeverityQuestions
     resolved_intent: str | None = Field(description="The intent that `intent` resolved to.")
     resolved_mcp: str | None = Field(description="The MCP that `intent` resolved to (a write tool's own MCP).")
     write_tool: str | None = Field(description="The write tool that `intent` resolved to, if any.")
@@ -254,9 +299,10 @@ class RouteResult(_Result):
     status: Literal["proceed", "clarify", "denied", "review", "confirm", "halt"] = Field(
         description="proceed: call `mcp`; clarify: ask the user for the missing/ambiguous slots; "
         "denied: do not call; review: a human or the upper model must decide, then pass the gate again; "
-        "confirm: a red flag is mentioned but not as happening now — ask the user whether it is happening "
-        "to the patient now (yes: resend the answer; no: resend the text with the `red_flags` concepts in "
-        "`acknowledged_red_flags`); halt: emergency, stop all business calls."
+        "confirm: a red flag is mentioned but not as happening now (p0_confirm_current: ask whether it is "
+        "happening to the patient now) or a mild form of one is (p0_confirm_severity: ask `severity_questions`) "
+        "— yes: resend the text with the concepts in `confirmed_red_flags` (it halts); no: resend it with them "
+        "in `acknowledged_red_flags`; halt: emergency, stop all business calls."
     )
     intent: str
     mcp: str | None
@@ -271,6 +317,7 @@ class RouteResult(_Result):
     limited_view: bool
     fallback: Literal["llm", "halt"] | None
     red_flags: RedFlags
+    severity_questions: SeverityQuestions
     reason: str
     reason_code: RouteReasonCode
     policy_version: PolicyVersion
@@ -319,7 +366,7 @@ def validation_message(error: Mapping[str, Any]) -> str:
         return str(error.get("ctx", {}).get("error", "is invalid"))
     if kind == "too_long":
         return f"must have at most {error.get('ctx', {}).get('max_length')} items"
-    if kind == "string_pattern_mismatch" and error.get("loc", ("",))[0] == "acknowledged_red_flags":
+    if kind == "string_pattern_mismatch" and error.get("loc", ("",))[0] in ("acknowledged_red_flags", "confirmed_red_flags"):
         return "must list red-flag concept ids"
     if kind == "string_pattern_mismatch" and error.get("loc", ("",))[-1] == "patient_id":
         return "must be P followed by at least 4 ASCII digits"

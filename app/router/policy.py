@@ -498,7 +498,8 @@ def _compile(spec: PolicyFile, digest: str) -> Policy:
     )
     redline_groups: _Groups = {
         # payload: the term's concept id; None for a safe phrase (it only hides the term inside it)
-        "p0": [(fold(t), c.id) for c in spec.p0.concepts for t in c.terms] + [(fold(t), None) for t in spec.p0.safe_phrases],
+        "p0": [(fold(t), c.id) for c in spec.p0.concepts for t in c.terms + c.soft_terms]
+        + [(fold(t), None) for t in spec.p0.safe_phrases],
         "staging": [(fold(t), None) for t in spec.staging.terms],
         "write": [(fold(alias), target) for t in spec.write_tools for alias, target in t.aliases.items()],
     }

@@ -35,6 +35,12 @@ class ConceptEntry(_Strict):
     group: Name
     terms: Terms
     patterns: dict[Name, NonEmpty] = {}
+    # SPEC §4.7 "Soft signs ask": parents' mild forms; a current one asks `severity_question`.
+    soft_terms: list[NonEmpty] = []
+    severity_question: NonEmpty | None = None
+    # A mention of the concept counts only in a text that holds one of these (肾病: the complications
+    # of nephrotic syndrome are other things elsewhere).
+    only_with: list[NonEmpty] = []
 
 
 class CriticalValueEntry(_Strict):
@@ -57,14 +63,30 @@ class InfantFeverEntry(_Strict):
     child_words: Terms
 
 
+class BloodPressureEntry(_Strict):
+    concept: Name
+    name: Name
+    words: Terms  # a single value after one of these is the systolic one…
+    diastolic_words: Terms  # …after one of these the diastolic one
+    systolic: Annotated[int, Field(ge=100, le=300)]
+    diastolic: Annotated[int, Field(ge=60, le=200)]
+    child_systolic: Annotated[int, Field(ge=100, le=300)]
+    child_diastolic: Annotated[int, Field(ge=60, le=200)]
+    window: Annotated[int, Field(ge=1, le=20)]
+    not_before: list[NonEmpty] = []  # 高压锅: what a word is not when these follow it
+
+
 class P0Entry(_Strict):
     safe_phrases: Terms
     critical_values: Annotated[list[CriticalValueEntry], Field(min_length=1)]
+    blood_pressure: BloodPressureEntry | None = None  # absent: no blood-pressure values (a policy before SPEC §3.5 rev 2)
     infant_fever: InfantFeverEntry
     concepts: Annotated[list[ConceptEntry], Field(min_length=1)]
 
 
-CueKind = Literal["negation", "pseudo", "now", "past", "hypothetical", "habitual", "manner", "contrast"]
+CueKind = Literal[
+    "negation", "pseudo", "now", "past", "hypothetical", "habitual", "manner", "contrast", "recurrence", "now_clause", "ongoing"
+]
 # Which (kind, direction, scope) a cue may have: SPEC §4.7's table, nothing else.
 ALLOWED_CUES = {
     ("negation", "before", "next_mention"),
@@ -78,6 +100,9 @@ ALLOWED_CUES = {
     ("habitual", "before", "clause"),
     ("manner", "before", "none"),
     ("contrast", "before", "terminate"),
+    ("recurrence", "before", "next_mention"),
+    ("now_clause", "before", "clause"),
+    ("ongoing", "before", "sentence"),
 }
 
 
@@ -97,6 +122,11 @@ class ContextEntry(_Strict):
     self_words: Terms
     self_is_patient_for: list[NonEmpty]
     self_not_inside: list[NonEmpty] = []
+    subject_not_inside: list[NonEmpty] = []
+    place_after: list[NonEmpty] = []
+    carer_before: list[NonEmpty] = []
+    carer_before_if_patient: list[NonEmpty] = []
+    negation_filler: list[NonEmpty] = []
     third_person_words: Terms
     governing_links: Terms
     enumeration_joiners: Terms
@@ -113,11 +143,13 @@ def check(p0: P0Entry, context: ContextEntry, roles: set[str]) -> list[str]:
     names: set[str] = set()
     for concept in p0.concepts:
         where = f"p0.concepts.{concept.id}"
-        for term in concept.terms:
+        for term in concept.terms + concept.soft_terms:
             key = fold(term)
             if key in owner:
                 problems.append(f"{where}.terms: {term!r} is already a term of {owner[key]}")
             owner[key] = concept.id
+        if bool(concept.soft_terms) != (concept.severity_question is not None):
+            problems.append(f"{where}: soft_terms and severity_question go together")
         for name, pattern in concept.patterns.items():
             if name in names:
                 problems.append(f"{where}.patterns: pattern name {name!r} is used twice")
@@ -142,6 +174,8 @@ def check(p0: P0Entry, context: ContextEntry, roles: set[str]) -> list[str]:
                 problems.append(f"p0.critical_values.{rule.analyte}: {word!r} ends with a numeral character")
         if rule.concept not in concept_ids:
             problems.append(f"p0.critical_values.{rule.analyte}: unknown concept {rule.concept!r}")
+    if p0.blood_pressure is not None and p0.blood_pressure.concept not in concept_ids:
+        problems.append(f"p0.blood_pressure: unknown concept {p0.blood_pressure.concept!r}")
     fever = p0.infant_fever
     if fever.concept not in concept_ids:
         problems.append(f"p0.infant_fever: unknown concept {fever.concept!r}")
@@ -178,6 +212,8 @@ def check(p0: P0Entry, context: ContextEntry, roles: set[str]) -> list[str]:
     for n, cue in enumerate(context.cues):
         _hiders(problems, f"context.cues[{n}] ({cue.kind}).not_inside", cue.not_inside, cue.words, role_of)
     _hiders(problems, "context.self_not_inside", context.self_not_inside, context.self_words, role_of)
+    subject_words = context.patient_words + context.other_person_words + context.self_words
+    _hiders(problems, "context.subject_not_inside", context.subject_not_inside, subject_words, role_of)
     return problems
 
 
@@ -209,6 +245,17 @@ class CriticalValue:
 
 
 @dataclass(frozen=True, slots=True)
+class BloodPressure:
+    concept: str
+    name: str
+    limits: tuple[int, int]  # (systolic, diastolic) at any age
+    child_limits: tuple[int, int]  # … in a child (a patient word or an age under 18 in the text)
+    reading: re.Pattern[str]  # groups: w (the word), s (first value), d (the value after a slash)
+    diastolic_words: frozenset[str]
+    child: re.Pattern[str]
+
+
+@dataclass(frozen=True, slots=True)
 class InfantFever:
     concept: str
     name: str
@@ -217,6 +264,7 @@ class InfantFever:
     max_age_days: int
     temperature: re.Pattern[str]
     age: re.Pattern[str]
+    fever_word: re.Pattern[str]  # a fever said without a number (新生儿发烧, 摸着很烫)
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,8 +274,13 @@ class RedFlagRules:
     pattern_starts: dict[str, tuple[tuple[re.Pattern[str], str, str], ...]]
     pattern_prefilter: re.Pattern[str] | None  # any character a pattern can start with
     critical_values: tuple[CriticalValue, ...]
+    time_opening: re.Pattern[str] | None  # a time cue at a clause start: a critical word's values continue there
+    blood_pressure: BloodPressure | None
     infant_fever: InfantFever
     context: ContextRules
+    soft_terms: frozenset[str]  # folded: a mention of one asks its concept's severity question when current
+    severity_questions: dict[str, str]  # concept id → its question
+    only_with: dict[str, re.Pattern[str]]  # concept id → the words one of which its text must hold
     term_count: int
     pattern_count: int
 
@@ -247,21 +300,34 @@ def compile_rules(p0: P0Entry, context: ContextEntry) -> RedFlagRules:
     firsts = "".join(sorted(starts))
     fever = p0.infant_fever
     child = "|".join(re.escape(fold(w)) for w in sorted(fever.child_words, key=len, reverse=True))
-    # 体温38.5, 发烧到39度, 烧到三十九度五: a lead word, a short gap in the clause, 38–43 and a unit.
+    # SPEC §4.4 revision 2 temperatures: 38.5 / 三十八度五 / 38° / 38度5 after a temperature or fever
+    # word (a short gap in the clause; spaces as the squashed view drops them: 体温 38.5 ℃); with no
+    # unit the number must not be a count (发烧40多小时, 烧了3天).
     temperature = re.compile(
-        f"(?:体温|发烧|发热|高烧|烧到|烧了|烧){_GAP}{{0,4}}?"
-        f"(?<![0-9.])(?P<t>[34][0-9](?:\\.[0-9])?|[三四]十[{_CN}]?(?:点[{_CN}])?)(?:度|℃|°c?)(?P<tenth>[{_CN[1:]}])?"
+        f"(?:体温|发烧|发热|高烧|低烧|烧到|烧了|最高|腋温|肛温|耳温|量了|测了|烧){_GAP}{{0,4}}?"
+        f"(?<![0-9.])(?P<t>[34][0-9](?:\\.[0-9])?|[三四]十[{_CN}]?(?:点[{_CN}])?)"
+        f"(?:\\s?(?:度|℃|°c?)(?P<tenth>[{_CN[1:]}])?|(?![0-9.]|\\s?[多个小分天周年岁次月号日点斤公kg]))"
     )
     number = f"[0-9]{{1,3}}|[{_CN}]{{1,4}}"
     # The fine print's infant ages: 出生N天, N天大, N天的 + child, child + N天, N个月大 / N个月的 + child,
-    # 新生儿, 未满月 / 刚满月 / 没满月 / 不到满月. 一天大概 is not an age.
+    # 新生儿, 未满月 / 刚满月 / 没满月 / 不到满月; and (revision 2, read as §4.4 revision 2 reads ages)
+    # child + N个月 (宝宝2个月), N个多月 / N个半月 / N天 at a message's or clause's start (两个多月,
+    # 一个半月, 四十天), 满月, 刚出生. 一天大概 is not an age; 发烧两个多月 (mid-clause) is a duration.
     age = re.compile(
-        f"出生(?:后)?(?P<d1>{number})天"
-        f"|(?P<d2>{number})天(?:大(?![概约便量小半部多致])|的(?:{child}))"
-        f"|(?:{child})(?P<d3>{number})天(?![前后内以里])"
-        f"|(?P<m>{number})个(?:多)?月(?:大|的(?:{child}))"
-        f"|(?P<newborn>新生儿|未满月|刚满月|没满月|不到满月)"
+        f"出生(?:后)?\\s?(?P<d1>{number})\\s?天"
+        f"|(?P<d2>{number})\\s?天(?:大(?![概约便量小半部多致])|的(?:{child}))"
+        f"|(?:{child})\\s?(?P<d3>{number})\\s?天(?![前后内以里])"
+        f"|(?P<m>{number})\\s?个(?:多)?月(?:大|的(?:{child}))"
+        f"|(?:{child})\\s?(?P<m2>{number})\\s?个(?:多|半)?月(?![前后内以里])"
+        f"|(?:^|(?<=[，。！？；,!?;\\n]))(?:(?P<m3>{number})个(?:多|半)?月|(?P<d4>{number})天)"
+        f"(?=[，。！？；,!?;\\s]|的|大(?![概约便量小半部多致])|{child})"
+        f"|(?P<newborn>新生儿|未满月|刚满月|没满月|不到满月|(?<![未没刚到])满月(?![酒宴照])|刚出生)"
     )
+    fever_word = re.compile("发烧|发热|发高烧|高烧|低烧|烧起来|发烫|很烫|滚烫|烫手|体温高|体温偏高")
+    kid = "|".join(re.escape(fold(w)) for w in sorted(context.patient_words, key=len, reverse=True))
+    time_words = [fold(w) for e in context.cues if e.kind in ("now", "past", "now_clause", "ongoing") and e.direction == "before"
+                  for w in e.words]
+    time_opening = "|".join(re.escape(w) for w in sorted(time_words, key=len, reverse=True))
     cues: list[tuple[str, Cue]] = []
     cue_patterns: list[tuple[re.Pattern[str], Cue]] = []
     for entry in context.cues:
@@ -272,7 +338,8 @@ def compile_rules(p0: P0Entry, context: ContextEntry) -> RedFlagRules:
     for field, kind in (("patient_words", "patient"), ("other_person_words", "other"), ("self_words", "self"),
                         ("third_person_words", "third")):
         cues += [(fold(w), Cue(kind)) for w in getattr(context, field)]
-    cues += [(fold(w), Cue("pseudo")) for w in context.self_not_inside]
+    cues += [(fold(w), Cue("pseudo")) for w in context.self_not_inside + context.subject_not_inside]
+    filler = "|".join(re.escape(fold(w)) for w in sorted(context.negation_filler, key=len, reverse=True))
     joiners = re.escape("".join(context.enumeration_joiners))
     enumeration = re.compile(f"[{joiners}](?:[^{joiners}，。！？；,!?;\\n]{{1,{context.enumeration_item_max}}}[{joiners}])*")
     return RedFlagRules(
@@ -283,17 +350,43 @@ def compile_rules(p0: P0Entry, context: ContextEntry) -> RedFlagRules:
             CriticalValue(c.analyte, c.concept, c.name, c.threshold, c.plausible_max, frozenset(fold(u) for u in c.units), c.window)
             for c in p0.critical_values
         ),
-        infant_fever=InfantFever(fever.concept, fever.name, fever.min_celsius, fever.max_celsius, fever.max_age_days, temperature, age),
+        time_opening=re.compile(time_opening) if time_opening else None,
+        blood_pressure=_blood_pressure(p0.blood_pressure, kid) if p0.blood_pressure else None,
+        infant_fever=InfantFever(fever.concept, fever.name, fever.min_celsius, fever.max_celsius, fever.max_age_days,
+                                 temperature, age, fever_word),
         context=ContextRules(
             lexicon=Lexicon({"ctx": cues}),
             patterns=tuple(cue_patterns),
             self_is_patient_for=frozenset(context.self_is_patient_for),
             governing_links=frozenset(fold(w) for w in context.governing_links),
             enumeration=enumeration,
+            negation_filler=re.compile(f"(?:{filler})*" if filler else ""),
+            place_after=tuple(sorted((fold(w) for w in context.place_after), key=len, reverse=True)),
+            carer_before=frozenset(fold(w) for w in context.carer_before),
+            carer_before_if_patient=frozenset(fold(w) for w in context.carer_before_if_patient),
+            patterns_by_name={name: compiled for compiled, name, _ in patterns},
         ),
-        term_count=sum(len(c.terms) for c in p0.concepts),
+        soft_terms=frozenset(fold(t) for c in p0.concepts for t in c.soft_terms),
+        severity_questions={c.id: c.severity_question for c in p0.concepts if c.severity_question},
+        only_with={c.id: re.compile("|".join(re.escape(fold(w)) for w in c.only_with)) for c in p0.concepts if c.only_with},
+        term_count=sum(len(c.terms) + len(c.soft_terms) for c in p0.concepts),
         pattern_count=len(patterns),
     )
+
+
+def _blood_pressure(bp: BloodPressureEntry, kid: str) -> BloodPressure:
+    words = "|".join(re.escape(fold(w)) for w in sorted(bp.words + bp.diastolic_words, key=len, reverse=True))
+    not_before = "|".join(re.escape(fold(w)) for w in bp.not_before)
+    # 血压175/115, 高压180, 血压170多, 收缩压 185 mmHg: a word, a short gap in the clause with no
+    # digit, the first value and perhaps a second after a slash.
+    reading = re.compile(
+        f"(?P<w>{words})" + (f"(?!{not_before})" if not_before else "")
+        + f"[^，。！？；,!?;\\n0-9]{{0,{bp.window}}}?(?<![0-9.])(?P<s>[0-9]{{2,3}})(?![0-9.])(?:多)?"
+        "(?:\\s?/\\s?(?P<d>[0-9]{2,3})(?![0-9.]))?"
+    )
+    child = re.compile(f"{kid}|(?<![0-9])(?:1[0-7]|[1-9])岁|[一二两三四五六七八九]岁|十[一二三四五六七]?岁")
+    return BloodPressure(bp.concept, bp.name, (bp.systolic, bp.diastolic), (bp.child_systolic, bp.child_diastolic), reading,
+                         frozenset(fold(w) for w in bp.diastolic_words), child)
 
 
 def _first_chars(pattern: str) -> set[str] | None:

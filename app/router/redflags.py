@@ -13,7 +13,7 @@ from typing import NamedTuple
 from . import numerals
 from .context import Mention, contexts
 from .lexicon import Hit, Hits
-from .redflag_policy import RedFlagRules
+from .redflag_policy import BloodPressure, InfantFever, RedFlagRules
 from .text import TextViews, kept_offsets
 
 
@@ -50,21 +50,41 @@ def red_flags(
     for start, end, index in critical:
         rule = rules.critical_values[index]
         extra.append(_as_mention(Mention, (start, end, rule.name, rule.concept)))
-    fever = _infant_fever(rules, text)
-    if fever is not None:
-        extra.append(fever)
+    if "度" in text or "烧" in text or "热" in text or "烫" in text or "温" in text or "℃" in text or "°" in text:
+        extra += _infant_fever(rules, text)
+    if rules.blood_pressure is not None and ("压" in text or "bp" in text):
+        extra += _blood_pressure(rules.blood_pressure, text)
     if extra:
         # A few sorted runs (terms, patterns, critical values, the squashed view): Timsort merges
         # them in linear time, comparing the tuples in C. Where two overlap, the earlier wins, then
         # the longer.
         mentions = _longest(sorted(terms + extra))
     elif terms:
-        mentions = terms  # one group of the scan: in text order, none overlapping another
+        # One group of the scan: in text order, none containing another, but two may overlap
+        # (咳粉红色泡沫|粉红色泡沫痰): the leftmost acts.
+        mentions = _longest(terms)
     else:
         return []
+    if rules.only_with:
+        mentions = _with_their_context_words(rules, text, mentions)
     found = contexts(rules.context, text, mentions, caller)
     # The same (concept, term, context) twice is one flag: 抽搐 written 1,000 times is one line.
     return [Flag(*key) for key in dict.fromkeys(zip([m.concept for m in mentions], [m.term for m in mentions], found))]
+
+
+def _with_their_context_words(rules: RedFlagRules, text: str, mentions: list[Mention]) -> list[Mention]:
+    """Mentions of a concept that counts only beside certain words, dropped when the text has none."""
+    present: dict[str, bool] = {}
+    kept: list[Mention] = []
+    for m in mentions:
+        needed = rules.only_with.get(m.concept)
+        if needed is not None:
+            if m.concept not in present:
+                present[m.concept] = needed.search(text) is not None
+            if not present[m.concept]:
+                continue
+        kept.append(m)
+    return kept
 
 
 def _terms(p0: list[Hit] | None) -> list[Mention]:
@@ -115,30 +135,65 @@ def _longest(mentions: list[Mention]) -> list[Mention]:
     return kept
 
 
-def _infant_fever(rules: RedFlagRules, text: str) -> Mention | None:
-    """A temperature at or above the threshold in a text that states an age under the limit."""
+def _infant_fever(rules: RedFlagRules, text: str) -> list[Mention]:
+    """In a text that states an age under the limit: every temperature at or above the threshold,
+    each a mention of its own (a past reading does not hide today's), or — when the text gives no
+    temperature at all — every fever word (新生儿发烧, 摸着很烫: any fever under three months is a
+    red flag, NICE NG143)."""
     fever = rules.infant_fever
-    if "度" not in text and "℃" not in text and "°" not in text:
-        return None
-    hot = None
+    hot: list[Mention] = []
+    any_reading = False
     for m in fever.temperature.finditer(text):
         value = numerals.parse_number(m.group("t"))
-        if value is not None and m.group("tenth"):
-            tenth = numerals.parse_number(m.group("tenth"))
-            value += (tenth or 0) / 10
-        if value is not None and fever.min_celsius <= value <= fever.max_celsius:
-            hot = m
-            break
-    if hot is None:
-        return None
+        if value is None:
+            continue
+        if m.group("tenth"):
+            value += (numerals.parse_number(m.group("tenth")) or 0) / 10
+        any_reading = any_reading or 35 <= value <= fever.max_celsius
+        if fever.min_celsius <= value <= fever.max_celsius:
+            hot.append(Mention(m.start("t"), m.end(), fever.name, fever.concept))
+    if not hot and not any_reading:
+        hot = [Mention(m.start(), m.end(), fever.name, fever.concept) for m in fever.fever_word.finditer(text)]
+    # The age last: its pattern is the slowest, and most texts have no hot reading or fever word.
+    return hot if hot and _young_infant(fever, text) else []
+
+
+def _young_infant(fever: InfantFever, text: str) -> bool:
+    if "天" not in text and "月" not in text and "生" not in text:
+        return False  # every age form holds one of these; the pattern tries every position
     for m in fever.age.finditer(text):
         if m.group("newborn"):
-            return Mention(hot.start(), hot.end(), fever.name, fever.concept)
-        days = m.group("d1") or m.group("d2") or m.group("d3")
-        months = m.group("m")
+            return True
+        days = m.group("d1") or m.group("d2") or m.group("d3") or m.group("d4")
+        months = m.group("m") or m.group("m2") or m.group("m3")
         value = numerals.parse_number(days or months or "")
         if value is None:
             continue
+        if months and "半" in m.group():
+            value += 0.5
+        if m.group("d4") and value < 10:
+            continue  # 三天，… at a clause start is more often how long than how old
         if (value if days else value * 30) < fever.max_age_days:
-            return Mention(hot.start(), hot.end(), fever.name, fever.concept)
-    return None
+            return True
+    return False
+
+
+def _blood_pressure(bp: BloodPressure, text: str) -> list[Mention]:
+    """Every blood-pressure reading at or above the policy's limits (a child's when the text names
+    a child or an age under 18), each a mention placed on its values (SPEC §3.5 revision 2)."""
+    found: list[Mention] = []
+    limits: tuple[int, int] | None = None
+    for m in bp.reading.finditer(text):
+        if limits is None:
+            limits = bp.child_limits if bp.child.search(text) else bp.limits
+        first = int(m.group("s"))
+        second = m.group("d")
+        if second is not None:
+            high = first >= limits[0] or int(second) >= limits[1]
+        elif m.group("w") in bp.diastolic_words:
+            high = first >= limits[1]
+        else:
+            high = first >= limits[0]
+        if high and first <= 300:
+            found.append(Mention(m.start("s"), m.end(), bp.name, bp.concept))
+    return found

@@ -119,8 +119,15 @@ def fold(value: str) -> str:
     return views(value).text
 
 
+# Every line is a line (SPEC §4.7 revision 2): \r, NEL, LS and PS end a sentence as \n does, so
+# they become \n before NEL (a control character) would be dropped and two lines glued into one.
+_LINE_BREAKS = re.compile("[\r\x85\u2028\u2029]")
+
+
 def views(raw: str) -> TextViews:
     value = raw
+    if _LINE_BREAKS.search(value):
+        value = _LINE_BREAKS.sub("\n", value)
     if not unicodedata.is_normalized("NFKC", value):
         for full, half in _CLAUSE_MARKS:
             value = value.replace(full, half)

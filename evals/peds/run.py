@@ -147,7 +147,10 @@ def fills_nothing(outcome: Outcome) -> bool:
 def targets(outcomes: list[Outcome]) -> list[Target]:
     """The targets of issues 20 and 21 on these outcomes."""
     now = [o for o in outcomes if o["row"]["emergency"] == "now"]
-    child = [o for o in now if o["row"]["who"] == "child"]
+    # SPEC §4.7 rev 2, "Soft signs ask; they never pass": a current mild form asks for its
+    # severity (confirm), so halting is measured on the children's current emergencies with a
+    # hard sign; the soft-only ones count as silent misses when they pass (the first figure).
+    child = [o for o in now if o["row"]["who"] == "child" and not o["row"]["soft"]]
     quiet = [o for o in outcomes if o["row"]["emergency"] in ("none", "not_now")]
     mentions = [o for o in outcomes if o["row"]["emergency"] == "not_now"]
     domain = [o for o in outcomes if in_domain(o["row"])]
@@ -155,7 +158,7 @@ def targets(outcomes: list[Outcome]) -> list[Target]:
     empty = [o for o in outcomes if not has_value(o["row"])]
     measured = [
         ("silent misses among now (neither halt nor confirm)", sum(o["status"] not in ASKS for o in now), len(now), 0.02, True),
-        ("children's now that halt", sum(o["status"] == "halt" for o in child), len(child), 0.85, False),
+        ("children's now with a hard sign that halt", sum(o["status"] == "halt" for o in child), len(child), 0.85, False),
         ("false halts among non-emergencies (none + not_now)", sum(o["status"] == "halt" for o in quiet), len(quiet), 0.05, True),
         ("false halts among not_now mentions", sum(o["status"] == "halt" for o in mentions), len(mentions), 0.25, True),
         ("intent agreement on in-domain questions", sum(intent_agrees(o["row"], o["intent"]) for o in domain), len(domain),

@@ -64,6 +64,8 @@ class Tools:
         entry = {"server": server, "tool": tool, "caller": args.get("caller")}
         if "acknowledged_red_flags" in args:
             entry["acknowledged_red_flags"] = args["acknowledged_red_flags"]
+        if "confirmed_red_flags" in args:
+            entry["confirmed_red_flags"] = args["confirmed_red_flags"]
         self.log.append(entry)
         message = await self.by_server[server][tool].ainvoke({"type": "tool_call", "id": uuid.uuid4().hex, "name": tool, "args": args})
         assert isinstance(message, ToolMessage)

@@ -5,10 +5,13 @@ role or patient taken from the text) and the graph acts on the status:
 
 * `halt`     → `escalate`: no business call; emergency advice and a `trigger_warning_event` proposal
                for the risk_warning role's agent (a proposal only: that agent runs its own gate).
-* `confirm`  → `confirm`: `interrupt()` asks whether the flagged event is happening to the child now,
-               with the emergency number. "yes" → the answer is routed (it halts; a yes escalates even
-               when the answer alone does not). "no" → the original text is routed again with the
-               concept ids in `acknowledged_red_flags`, kept in the graph state, never read from text.
+* `confirm`  → `confirm`: `interrupt()` asks whether the flagged event is happening to the child now
+               (`p0_confirm_current`) or the concept's own severity question (`p0_confirm_severity`,
+               the router's `severity_questions`), with the emergency number. "yes" → the original
+               text is routed again with the concept ids in `confirmed_red_flags` (it halts; a router
+               without that argument gets the answer routed instead, and a yes escalates even when the
+               answer alone does not). "no" → the original text is routed again with the concept ids
+               in `acknowledged_red_flags`. Both lists are kept in the graph state, never read from text.
 * `denied`   → `delegate` (handed to the `delegate_to` role's agent, never retried as another role)
                or `refuse`.
 * `clarify`  → `clarify`: `interrupt()` for the missing / ambiguous slots, then the text plus the reply
@@ -74,6 +77,7 @@ class State(TypedDict, total=False):
     text: str  # the user's turn, as typed
     route_text: str  # what the next routing sends (the text, the text + a clarify reply, or a confirm answer)
     acknowledged: list[str]  # concept ids the user said are not happening now (never from text)
+    confirmed: list[str]  # concept ids the user said are happening now (never from text)
     confirmed_now: bool  # the user answered "yes" to a confirm question
     flagged: list[str]  # the concepts of that question
     routes: int
@@ -88,7 +92,7 @@ class State(TypedDict, total=False):
 
 def turn_input(text: str) -> State:
     """A new user turn: per-turn fields reset (acknowledgements too: they answer one question)."""
-    return {"text": text, "route_text": "", "acknowledged": [], "confirmed_now": False, "flagged": [], "routes": 0,
+    return {"text": text, "route_text": "", "acknowledged": [], "confirmed": [], "confirmed_now": False, "flagged": [], "routes": 0,
             "plan": {}, "handoff": {}, "proposals": [], "result": {}, "answer": ""}
 
 
@@ -99,6 +103,7 @@ def _text_of(value: Any) -> str:
 def build(tools: Tools, classifier: Classifier, *, reference_date: str | None = None) -> StateGraph:
     """The uncompiled graph; compile it with a checkpointer (interrupts need one)."""
     ack_supported = tools.accepts(ROUTER, "route_request", "acknowledged_red_flags")
+    confirm_supported = tools.accepts(ROUTER, "route_request", "confirmed_red_flags")
 
     async def route(state: State) -> State:
         args: dict[str, Any] = {"text": state.get("route_text") or state["text"], "caller": state["caller"]}
@@ -108,6 +113,8 @@ def build(tools: Tools, classifier: Classifier, *, reference_date: str | None = 
             args["reference_date"] = reference_date
         if state.get("acknowledged") and ack_supported:
             args["acknowledged_red_flags"] = state["acknowledged"]
+        if state.get("confirmed") and confirm_supported:
+            args["confirmed_red_flags"] = state["confirmed"]
         try:
             result = await tools.call(ROUTER, "route_request", args)
         except ToolError as exc:
@@ -138,19 +145,33 @@ def build(tools: Tools, classifier: Classifier, *, reference_date: str | None = 
         return {"proposals": [proposal], "answer": answer, "path": ["escalate"]}
 
     async def confirm(state: State) -> State:
-        flags = state["route"].get("red_flags") or []
+        route_result = state["route"]
+        flags = route_result.get("red_flags") or []
+        severity = route_result.get("severity_questions") or []
+        if route_result.get("reason_code") == "p0_confirm_severity" and severity:
+            # The concept's own question (policy text): is the mild form the parent wrote severe?
+            concepts = sorted({q["concept"] for q in severity})
+            question = " ".join(q["question"] for q in severity) + "（是/不是）"
+        else:
+            concepts = sorted({flag["concept"] for flag in flags})
+            question = "您提到的情况现在正发生在孩子身上吗？（是/不是）"
         reply = interrupt({
             "kind": "confirm",
-            "question": "您提到的情况现在正发生在孩子身上吗？（是/不是）",
+            "question": question,
             "red_flags": flags,
             "emergency": f"如有任何人正处于危险中，请立即拨打 {EMERGENCY_NUMBER}。",
         })
         text = _text_of(reply)
         if text.lower() in NO:
-            acknowledged = sorted({*state.get("acknowledged", []), *(flag["concept"] for flag in flags)})
+            acknowledged = sorted({*state.get("acknowledged", []), *concepts})
             return {"acknowledged": acknowledged, "route_text": state["text"], "path": ["confirm:no"]}
-        # Anything but a clear "no" is treated as "yes": the answer itself is routed, and escalates.
-        return {"confirmed_now": True, "flagged": sorted({flag["concept"] for flag in flags}), "route_text": text, "path": ["confirm:yes"]}
+        # Anything but a clear "no" is treated as "yes". The original text goes back with the concepts
+        # confirmed, and halts; a router without `confirmed_red_flags` gets the answer routed instead.
+        if confirm_supported:
+            confirmed = sorted({*state.get("confirmed", []), *concepts})
+            return {"confirmed": confirmed, "confirmed_now": True, "flagged": concepts, "route_text": state["text"],
+                    "path": ["confirm:yes"]}
+        return {"confirmed_now": True, "flagged": concepts, "route_text": text, "path": ["confirm:yes"]}
 
     async def denied(state: State) -> State:
         route_result = state["route"]

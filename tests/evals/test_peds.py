@@ -31,8 +31,8 @@ TARGETS = {target.name: target for target in peds.targets(TEST_SPLIT)}
 # Target name → the gap (issue 20: emergencies; issue 21: intents and slots). Baseline main @ 295f4c9.
 KNOWN_GAPS = {
     "silent misses among now (neither halt nor confirm)":
-        "issue 20: parents' phrasings and soft forms of danger signs are no terms yet (7/13 pass silently)",
-    "children's now that halt": "issue 20: children's current emergencies halt 5/13",
+        "issue 20: parents' phrasings of danger signs still missing (4/13 pass silently; 7/13 at 295f4c9)",
+    "children's now with a hard sign that halt": "issue 20: children's current emergencies with a hard sign do not all halt yet",
     "intent agreement on in-domain questions": "issue 21: feeding, diet advice and tests are misread (66/122)",
     "`unknown` on in-domain questions": "issue 21: feeding and fluid words are not keywords (46/122 unknown)",
     "slots exact on rows with a labelled value": "issue 21: day-level, summed and unit-less values are not read (52/61)",

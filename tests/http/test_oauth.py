@@ -17,7 +17,8 @@ from app.http.oauth import MAX_TOKEN_BYTES, REFETCH_INTERVAL_SECONDS, Granted, R
 from app.http.verify import JwksCache, JwtVerifier, KeySource
 from tests.http.asgi import AppRunner, call, mcp_headers
 from tests.http.jwt_kit import AUDIENCE, METADATA_URL, PUBLIC_URL, Issuer, SigningKey
-from tests.privacy_plugin import remember
+from app.http.observe import configure_logging
+from tests.privacy_plugin import _CurrentStdout, remember
 
 MISSING = f'Bearer resource_metadata="{METADATA_URL}"'.encode()
 INVALID = f'Bearer error="invalid_token", resource_metadata="{METADATA_URL}"'.encode()
@@ -46,10 +47,14 @@ class Deployment:
         self.static = secrets.token_urlsafe(32)
         remember(self.static)
         tokens = [self.static.encode()] if mode == "token+jwt" else []
+        configure_logging(_CurrentStdout())  # before the app's logger is first used (see send)
         self.app = create_app(router, tokens, jwt=self.setup)
         self.runner = AppRunner(self.app)
 
     def send(self, token: str | None, body: bytes = call("route_request", ROUTE)):
+        # The access log goes to the current stdout (capsys reads it): a test of another module,
+        # run in between on the same worker, may have pointed structlog at its own buffer.
+        configure_logging(_CurrentStdout())
         if token is not None:
             remember(token)
         return self.runner.request(headers=mcp_headers(token.encode() if token is not None else None), body=body)

@@ -113,9 +113,21 @@ CALLS: list[Call] = [
          {"allow": False, "applied_rule": "MX-2"}),
     Call("check_safety_gate", {"intent": "delete_patient_record", "caller": "doctor_assistant", "target_mcp": "a207-his-mcp"},
          {"allow": False, "reason_code": "mx3_unregistered_write"}),
+    # A soft sign asks its severity question (SPEC §4.7 "Soft signs ask"); on "yes" the dispatcher
+    # resends the text with the concept in confirmed_red_flags: it halts. CONFIRM_ROUND_TRIP names them.
+    Call("route_request", {"text": "孩子今天精神不好，能吃香蕉吗", "caller": "parent_assistant", "patient_id": "P0001", "reference_date": REFERENCE_DATE},
+         {"status": "confirm", "reason_code": "p0_confirm_severity", "gate": None}),
+    Call("route_request", {"text": "孩子今天精神不好，能吃香蕉吗", "caller": "parent_assistant", "patient_id": "P0001", "reference_date": REFERENCE_DATE,
+                           "confirmed_red_flags": ["lethargy"]},
+         {"status": "halt", "reason_code": "p0_emergency"}),
+    # SPEC §5.3: agent frameworks send null for every optional argument; null lists are empty.
+    Call("route_request", {"text": "香蕉的钾含量高吗", "caller": "parent_assistant", "patient_id": "P0001", "reference_date": REFERENCE_DATE,
+                           "acknowledged_red_flags": None, "confirmed_red_flags": None},
+         {"status": "proceed", "intent": "nutrition_calc"}),
 ]
 
 ACK_ROUND_TRIP = (3, 4)  # indexes in CALLS: confirm, then the same text acknowledged
+CONFIRM_ROUND_TRIP = (len(CALLS) - 3, len(CALLS) - 2)  # severity question, then the same text confirmed
 
 # A bad argument (an extra key) is a tool error, not a protocol error.
 BAD_CALL = Call("check_permission", {"caller": "doctor_assistant", "mcp": "a207-lis-mcp", "action": "read", "extra": 1},

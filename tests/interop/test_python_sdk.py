@@ -156,6 +156,35 @@ def test_acknowledgement_round_trip(interop_server):
     assert now.structured_content["status"] == "halt"
 
 
+def test_severity_confirmation_round_trip(interop_server):
+    """SPEC §4.7 "Soft signs ask": a soft sign asks its severity question; "yes" → the same text with
+    the concept in confirmed_red_flags halts; "no" → in acknowledged_red_flags it proceeds; both at
+    once is INVALID_ARGUMENT; null lists are empty (SPEC §5.3)."""
+    text = "孩子今天精神不好，能吃香蕉吗"
+    args = {"text": text, "caller": "parent_assistant", "patient_id": "P0001", "reference_date": "2026-11-30"}
+
+    async def scenario():
+        async with _session(*interop_server) as (session, _):
+            await session.list_tools()
+            first = await session.call_tool("route_request", args)
+            concepts = sorted({q["concept"] for q in first.structured_content["severity_questions"]})
+            yes = await session.call_tool("route_request", {**args, "confirmed_red_flags": concepts})
+            no = await session.call_tool("route_request", {**args, "acknowledged_red_flags": concepts})
+            both = await session.call_tool("route_request", {**args, "acknowledged_red_flags": concepts,
+                                                             "confirmed_red_flags": concepts})
+            nulls = await session.call_tool("route_request", {**args, "acknowledged_red_flags": None,
+                                                              "confirmed_red_flags": None})
+            return first, concepts, yes, no, both, nulls
+
+    first, concepts, yes, no, both, nulls = _run(scenario())
+    assert (first.structured_content["status"], first.structured_content["reason_code"]) == ("confirm", "p0_confirm_severity")
+    assert concepts == ["lethargy"] and first.structured_content["severity_questions"][0]["question"]
+    assert (yes.structured_content["status"], yes.structured_content["reason_code"]) == ("halt", "p0_emergency")
+    assert no.structured_content["status"] == "proceed"
+    assert both.is_error is True and both.structured_content["error"]["code"] == "INVALID_ARGUMENT"
+    assert nulls.structured_content == first.structured_content
+
+
 def test_unknown_acknowledged_concept_is_invalid_and_not_echoed(interop_server):
     secret = "not_a_concept_zq"
 

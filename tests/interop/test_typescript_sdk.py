@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ACK_ROUND_TRIP, BAD_CALL, CALLS, FIVE_TOOLS, IN_CI
+from .conftest import ACK_ROUND_TRIP, BAD_CALL, CALLS, CONFIRM_ROUND_TRIP, FIVE_TOOLS, IN_CI
 
 TS_DIR = Path(__file__).resolve().parent / "ts"
 SDK = "@modelcontextprotocol/sdk"
@@ -177,3 +177,13 @@ def test_acknowledgement_round_trip(ts_output, interop_cases):
     assert sorted({f["concept"] for f in first["red_flags"]}) == acknowledged
     assert second["status"] == "proceed"
     assert all(f["acknowledged"] for f in second["red_flags"])
+
+
+def test_severity_confirmation_round_trip(ts_output, interop_cases):
+    """The TypeScript client replays a severity question, then the same text confirmed (SPEC §4.7
+    "Soft signs ask"): it halts."""
+    first, second = (ts_output["results"][i]["structuredContent"] for i in CONFIRM_ROUND_TRIP)
+    assert (first["status"], first["reason_code"]) == ("confirm", "p0_confirm_severity")
+    confirmed = CALLS[CONFIRM_ROUND_TRIP[1]].arguments["confirmed_red_flags"]
+    assert sorted({q["concept"] for q in first["severity_questions"]}) == confirmed
+    assert (second["status"], second["reason_code"]) == ("halt", "p0_emergency")

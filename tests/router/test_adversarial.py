@@ -134,14 +134,12 @@ def test_a_numeral_right_after_a_match_inside_a_run_is_still_read(text):
 
 def critical_values_word_by_word(text: str) -> list[tuple[int, int, int]]:
     """The reference: each critical word scans for numbers from its own end (quadratic on a text
-    that repeats the word, fine on these short ones)."""
+    that repeats the word, fine on these short ones), and reads every one in its reach (SPEC §4.7
+    revision 2 "Every value is read")."""
     found = []
     for word in POLICY.lexicon.scan(text).group("critical"):
         rule = POLICY.red_flags.critical_values[word.payload]
-        limit = word.end + rule.window
-        cut = analysis._CLAUSE_END.search(text, word.end + 1, limit)
-        if cut:
-            limit = cut.start()
+        limit = analysis._reach(text, word.end, word.end + rule.window, rule.window, POLICY.red_flags.time_opening)
         for number in analysis._NUMBER.finditer(text, word.end):
             if number.start() >= limit:
                 break
@@ -149,12 +147,12 @@ def critical_values_word_by_word(text: str) -> list[tuple[int, int, int]]:
             if value is None or (unit and unit not in rule.units):
                 continue
             if rule.threshold <= value <= rule.plausible_max:
-                found.append((word.start, number.end(1), word.payload))  # a red-flag mention's span
-                break
+                found.append((number.start(1), number.end(1), word.payload))  # a red-flag mention's span
     return found
 
 
-CRITICAL_WORDS = ["钾", "血钾", "k", "k+", "钾离子", " ", "，", "。", "好", "从", "升到", "6.8", "7", "9", "1", "5.2",
+CRITICAL_WORDS = ["钾", "血钾", "k", "k+", "钾离子", " ", "，", "。", "好", "从", "升到", "6.8", "7", "9", "1", "5.2", "今天", "以前",
+                  "毫摩尔/升",
                   "七点二", "十", "mmol/l", "mg", "大于", "：", "三", "15", "16", "6.5", "a", ".", "٧"]
 
 

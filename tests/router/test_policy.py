@@ -25,9 +25,11 @@ def test_shipped_policy_loads_with_a_traceable_version():
 # The concept ids shared with the real-text labels (SPEC §3.5's seven first).
 CONCEPTS = [
     "seizure", "altered_consciousness", "respiratory_distress", "anuria", "gi_bleeding", "hyperkalemia", "infant_fever",
-    "lethargy", "cyanosis", "chest_pain", "severe_edema", "hemorrhage", "hypertensive_crisis", "shock",
-    "dialysis_peritonitis", "persistent_fever", "unable_to_drink", "vomits_everything", "dehydration",
+    "lethargy", "cyanosis", "chest_pain", "severe_edema", "hemorrhage", "hypertensive_emergency", "shock",
+    "pd_peritonitis", "persistent_fever", "unable_to_drink", "vomits_everything", "dehydration",
     "meningeal_signs", "non_blanching_rash", "abnormal_cry", "stroke_signs",
+    # SPEC §3.5 "Kidney danger signs (revision 2)"
+    "dialysis_access", "transplant_alert", "fluid_overload", "nephrotic_complication", "hypocalcemic_tetany",
 ]
 
 
@@ -93,8 +95,17 @@ REFUSALS = [
     ("cue with a direction its kind cannot have", edit('kind = "habitual"\ndirection = "before"', 'kind = "habitual"\ndirection = "after"'),
      "a habitual cue cannot have direction 'after'"),
     ("cue word with two roles", edit('words = ["但", "但是",', 'words = ["但", "如果", "但是",'), "'如果' is already a hypothetical cue word"),
-    ("not_inside word that hides nothing", edit('not_inside = ["可怕", "恐怕", "哪怕", "不怕"]', 'not_inside = ["可怕", "恐怕", "哪怕", "不怕", "可以"]'),
+    ("not_inside word that hides nothing", edit('not_inside = ["可怕", "恐怕", "哪怕", "不怕",', 'not_inside = ["可怕", "恐怕", "哪怕", "不怕", "可以",'),
      "'可以' contains none of its words"),
+    ("subject_not_inside word that hides no subject word", edit('subject_not_inside = [\n  "老大爷",', 'subject_not_inside = [\n  "可以",'),
+     "'可以' contains none of its words"),
+    ("soft terms without a severity question", re.sub(r'severity_question = "孩子是不是很难叫醒[^"]*"\n', "", SHIPPED).encode(),
+     "soft_terms and severity_question go together"),
+    ("a soft term that is already a term", edit('soft_terms = [\n  "精神差",', 'soft_terms = [\n  "昏睡", "精神差",'),
+     "'昏睡' is already a term of lethargy"),
+    ("blood pressure for an unknown concept", edit('concept = "hypertensive_emergency"\nname = "blood_pressure_critical_value"',
+                                                   'concept = "bp_crisis"\nname = "blood_pressure_critical_value"'),
+     "p0.blood_pressure: unknown concept 'bp_crisis'"),
     ("negation without a reach", edit('scope = "next_mention"\nmax_gap = 4', 'scope = "next_mention"'), "max_gap is required"),
     ("self words for an unknown role", edit('self_is_patient_for = ["child_companion"]', 'self_is_patient_for = ["kid"]'), "unknown role 'kid'"),
     ("patient word that is also an other-person word", edit('"患儿", "患者", "病人"', '"患儿", "患者", "病人", "同事"'), "'同事' is already a patient word"),
