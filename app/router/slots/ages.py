@@ -29,12 +29,14 @@ from ..numerals import CHARS
 from .draft import NUM, Draft, Handler, led, number
 
 # An age said in months, days or weeks (宝宝17个月, 出生10天, 3周大) and its length in years;
-# 个多月 / 多个月 / 多天 are lower bounds (五个多月 → 5 months, 20多天 → 20 days, approximate).
-_APPROXIMATE_SPANS = frozenset({"个多月", "多个月", "多天"})
+# 个多月 / 多个月 / 多天 / 几天 are lower bounds (五个多月 → 5 months, 20多天 and 二十几天 → 20 days,
+# approximate), and so
+# is a child's 个月多 (宝宝11个月多; 11个月多少斤 is a question, no age).
+_APPROXIMATE_SPANS = frozenset({"个多月", "多个月", "多天", "几天"})
 # 大 after an age (3天大) but not the word it opens (一天大便, 一天大概).
 _OLD = "大(?![便概约量小半部多致])"
-_AGE_SPAN = "个半月|个多月|多个月|个月|多天|天|周(?!岁)|个?星期|个?礼拜"
-_YEARS_PER = {"个月": 1 / 12, "个多月": 1 / 12, "多个月": 1 / 12, "天": 1 / 365, "多天": 1 / 365, "周": 7 / 365, "星期": 7 / 365, "个星期": 7 / 365,
+_AGE_SPAN = "个半月|个多月|多个月|个月|多天|几天|天|周(?!岁)|个?星期|个?礼拜"
+_YEARS_PER = {"个月": 1 / 12, "个多月": 1 / 12, "多个月": 1 / 12, "天": 1 / 365, "多天": 1 / 365, "几天": 1 / 365, "周": 7 / 365, "星期": 7 / 365, "个星期": 7 / 365,
               "礼拜": 7 / 365, "个礼拜": 7 / 365}
 # Days and months add up (三个月零八天, 一个月加十天): a month counts 30.4 days, a year 365 (SPEC §4.4).
 _DAYS_PER_MONTH = 30.4
@@ -52,6 +54,19 @@ _NOT_AN_AGE_AFTER = ("前", "之前", "以前", "时", "的时候", "那年", "�
 _NOT_AN_AGE_BEFORE = ("直到", "直到他", "直到她", "直到我", "快", "快要", "马上", "将近", "就要", "差不多")
 _NOT_KID_OPENERS = ("我", "患", "病")
 _NOT_FULL_MONTH = ("未", "没", "不到", "没有", "还没")
+# A child's N天 before an event is an age when it is a month or more (宝宝40天了白天都正常, 宝宝70天大便
+# 不正常: a parent says a duration that long in months) or said with 才 (我孩子才14天怎么爱翻白眼).
+_DAYS_OF_AGE = 28
+_TODAY = ("今天", "今天是", "现在", "现在是", "目前")  # before 出生第N天: the child's age today
+# Before a bare N个月 / N天 opening a clause: the age just reached (刚满三个月, 今天刚好28天).
+_REACHED = ("今天刚好", "今天刚满", "今天正好", "刚刚满", "刚满", "已满", "刚好", "正好")
+# An age said as now (宝宝现在5个月, 现在四个多月了) replaces an earlier age of a past event (42天时入院).
+_NOW_WORDS = re.compile("现在|目前")
+_NOW_BEFORE = re.compile("(?:现在|现已|目前)(?:已经|都|是|已|才|有)*[ \t]*$")  # 现已一岁10个月
+_ONLY = ("才", "才刚", "刚刚", "刚")
+# After a child's months or days: a window (宝宝3天以内), a date (3个月前), a lower bound read
+# elsewhere (多), or the age at a past event (孩子四个月的时候, 宝宝两个月时) — no age now.
+_NOT_NOW_AFTER = "(?!以内|之内|内|以来|前|后|多|的?时候|时(?!间))"
 
 
 def kid_words(patient_words: tuple[str, ...], age_words: tuple[str, ...]) -> tuple[str, ...]:
@@ -93,25 +108,27 @@ def tails(units: str, kids: str) -> dict[str, str]:
 
 
 def led_branches(kid_words: tuple[str, ...]) -> dict[str, tuple[str, str]]:
-    """Context-led branches (first characters, body): 月龄18个月, 年龄：13, 宝宝17个月, 男宝，28个月,
+    """Context-led branches (first characters, body): 月龄18个月, 年龄：13, 宝宝17个月, 男宝，28个月 (or 、),
     出生10天, 满月."""
     return {
         "mage": ("月", f"(?<=月)龄[ \\t]*[:为是]?[ \\t]*(?P<mage_n>{NUM})[ \\t]*(?P<mage_u>个月|月)?"),
-        "yage": ("年", f"(?<=年)龄[ \\t]*[:为是]?[ \\t]*(?P<yage_n>{NUM})[ \\t]*(?P<yage_u>周岁|岁)?(?![0-9.个月天周])"),
-        # 宝宝17个月, 女宝宝九个半月, 宝宝47天: days and weeks only at a clause end (宝宝3天没大便 is no age).
+        # 年龄：13 — with 岁 after it (年龄：一岁半, 年龄:2岁3个月) the N岁 branch reads the whole age.
+        "yage": ("年", f"(?<=年)龄[ \\t]*[:为是]?[ \\t]*(?P<yage_n>{NUM})(?![ \\t]*(?:周岁|岁|半|[0-9.个月天周{CHARS}]))"),
+        # 宝宝17个月, 女宝宝九个半月, 宝宝47天: days and weeks at a clause end (宝宝3天没大便 is no
+        # age); days before an event only from a month up or after 才 (``on_age_span``).
         "kid": (
             "".join(dict.fromkeys(w[0] for w in kid_words)),
             led(*kid_words)
-            + "(?:,[ \\t]*)?(?:现在|目前|今年|今天|已经|刚刚|刚好|刚满|刚|才|已|满|有|是|第)*[ \\t]*"
+            + "(?:[,、][ \\t]*)?(?:现在|目前|今年|今天|已经|刚刚|刚好|刚满|刚|才|已|满|有|是|第)*[ \\t]*"
             + number("kid")
-            + "[ \\t]*(?:(?P<kid_u>个半月|个多月|个月)" + _PLUS_DAYS.format("kid")
-            + f"|(?P<kid_d>天|周(?!岁)|个?星期)(?=了?(?:{_OLD}|的|[,。!?;、\\n ]|$)))"
-            + "(?!以内|之内|内|以来|前|后|多)",
+            + "[ \\t]*(?:(?P<kid_u>个半月|个多月|个月)(?P<kid_more>(?<=个月)多(?!少))?" + _PLUS_DAYS.format("kid")
+            + f"|(?P<kid_d>[多几]?天|周(?!岁)|个?星期)(?:(?=了?(?:{_OLD}|的|[,。!?;、\\n ]|$))|(?P<kid_free>(?<=天))))"
+            + _NOT_NOW_AFTER,
         ),
         "born": (
             "出降",
-            f"(?<=[出降])生(?:后|了|才|刚)?[ \\t]*{number('born')}[ \\t]*(?P<born_u>{_AGE_SPAN})"
-            + _PLUS_DAYS.format("born") + "(?!以内|之内|内|以来|前|后|多)",
+            f"(?<=[出降])生(?:后|了|才|刚)?(?P<born_th>第)?[ \\t]*{number('born')}[ \\t]*(?P<born_u>{_AGE_SPAN})"
+            + _PLUS_DAYS.format("born") + _NOT_NOW_AFTER,
         ),
         "full": ("满", "(?<=满)月(?![子饼份])"),
         # 现在5个月, 现在才2个月零一点, 现在四个多月了: the child's age said as now.
@@ -136,7 +153,7 @@ def on_months_of_age(m: re.Match[str], d: Draft) -> None:
 
 def on_years_of_age(m: re.Match[str], d: Draft) -> None:
     """年龄：13, 年龄13岁: a form's age field."""
-    quantity = d.quantity(m, *m.span("yage_n"), "yage_u")
+    quantity = d.quantity(m, *m.span("yage_n"))
     if quantity is not None:
         d.set_age(m.start(), m.end(), float(quantity["value"]))
 
@@ -165,7 +182,16 @@ def on_age_span(m: re.Match[str], d: Draft) -> None:
         quantity = d.quantity(m, *m.span(kind + "_n"), unit)
     if quantity is None:
         return
+    if kind == "kid" and m.start("kid_free") >= 0 and not (
+        quantity["value"] >= _DAYS_OF_AGE or d.text.endswith(_ONLY, 0, m.start("kid_n"))
+    ):
+        return  # 宝宝3天没大便: a few days before an event are how long it lasted
+    if kind == "born" and m.group("born_th") and not d.text.endswith(_TODAY, 0, m.start()):
+        return  # 出生第3天就黄了 is an event's day; 今天出生第六天 is the age
+    current = kind == "now" or (kind == "kid" and _NOW_WORDS.search(m.group()) is not None)
     span = m.group(unit)
+    if kind == "kid" and m.group("kid_more"):  # 11个月多 is 11个多月, a lower bound
+        span = "个多月"
     if span == "个半月":  # 九个半月 = 9.5 个月, as 一个半月 is 1.5
         quantity["value"], quantity["unit"], span = quantity["value"] + 0.5, "个月", "个月"
     plus = kind + "_pn"
@@ -173,9 +199,11 @@ def on_age_span(m: re.Match[str], d: Draft) -> None:
         days = d.quantity(m, *m.span(plus), kind + "_pd")
         if days is None or span not in ("个月", "个多月", "多个月"):
             return  # 出生10天3天 adds nothing up
-        _set_days(m, d, quantity["value"] * _DAYS_PER_MONTH + days["value"], approximate=span in _APPROXIMATE_SPANS)
+        _set_days(m, d, quantity["value"] * _DAYS_PER_MONTH + days["value"], approximate=span in _APPROXIMATE_SPANS,
+                  current=current)
         return
-    d.set_age(m.start(), m.end(), quantity["value"] * _YEARS_PER[span], approximate=span in _APPROXIMATE_SPANS)
+    d.set_age(m.start(), m.end(), quantity["value"] * _YEARS_PER[span], approximate=span in _APPROXIMATE_SPANS,
+              current=current)
 
 
 def on_month_sum(m: re.Match[str], d: Draft) -> None:
@@ -199,19 +227,36 @@ def on_leading_age(m: re.Match[str], d: Draft) -> None:
     span = m.group("lage_u")
     if span == "个半月":
         quantity["value"], quantity["unit"], span = quantity["value"] + 0.5, "个月", "个月"
-    if span == "天" and m.group("lage_end") is not None:
+    text, whole = d.text, m.group("lage_end") is not None
+    reached = _reached(text, start)
+    if reached is not None:
+        # 刚满三个月, 今天刚满20天: a reached age; 刚好 / 正好 alone also say "exactly" of a duration
+        # (刚好三个月), so they need a weight after them (今天刚好三个月14斤) or a month of days.
+        if "满" in reached or not whole or (span == "天" and quantity["value"] >= _DAYS_OF_AGE):
+            d.set_age(start, m.end(), quantity["value"] * _YEARS_PER[span], approximate=span == "个多月")
+        return
+    if span == "天" and whole:
         # A bare N天 clause is a duration as often (3天，), unless it is the whole message and more
         # than a week (27天: a newborn's age; 3天 alone answers "how long").
-        if start == 0 and quantity["value"] >= 7 and _WHOLE_DAYS.match(d.text, m.end()):
+        if start == 0 and quantity["value"] >= 7 and _WHOLE_DAYS.match(text, m.end()):
             d.set_age(start, m.end(), quantity["value"] / 365)
         return
-    if start == 0 or d.text[start - 1] in _CLAUSE_OPENERS:
+    if start == 0 or text[start - 1] in _CLAUSE_OPENERS:
         d.set_age(start, m.end(), quantity["value"] * _YEARS_PER[span], approximate=span == "个多月")
 
 
-def _set_days(m: re.Match[str], d: Draft, days: float, approximate: bool = False) -> None:
+def _reached(text: str, start: int) -> str | None:
+    """The word of a reached age (刚满, 今天刚好) right before ``start`` and opening a clause, if any."""
+    for word in _REACHED:
+        if text.endswith(word, 0, start):
+            before = start - len(word)
+            return word if before == 0 or text[before - 1] in _CLAUSE_OPENERS else None
+    return None
+
+
+def _set_days(m: re.Match[str], d: Draft, days: float, approximate: bool = False, current: bool = False) -> None:
     # Rounded to two decimals once, in ``set_age``: 三个月零八天 is (3 × 30.4 + 8) / 365 = 0.27.
-    d.set_age(m.start(), m.end(), days / 365, approximate=approximate)
+    d.set_age(m.start(), m.end(), days / 365, approximate=approximate, current=current)
 
 
 def on_full_month(m: re.Match[str], d: Draft) -> None:
@@ -246,7 +291,8 @@ def on_age(m: re.Match[str], d: Draft) -> None:
     month_count = 0.0
     if months is not None:
         month_count = months["value"] + (0.5 if month_unit == "个半月" else 0)
-    d.set_age(start, end, float(years["value"] + month_count / 12), approximate=approximate)
+    current = _NOW_BEFORE.search(d.text, max(0, start - 8), start) is not None
+    d.set_age(start, end, float(years["value"] + month_count / 12), approximate=approximate, current=current)
 
 
 HANDLERS: dict[str, Handler] = {

@@ -54,7 +54,7 @@ class Draft:
     __slots__ = ("cased", "text", "reference", "foods", "masks", "ids", "dates", "numbers", "measures",
                  "age", "weight", "height", "window", "clause_marks", "age_end", "weight_rank",
                  "subjects", "children", "last_patient", "last_other", "age_provisional", "temperature_words",
-                 "sentence_ends", "readings", "age_approximate")
+                 "sentence_ends", "readings", "age_approximate", "age_current")
 
     def __init__(self, views: TextViews, reference: date, foods: list[Hit], masks: list[tuple[int, int]]):
         self.cased, self.text, self.reference, self.foods, self.masks = views.cased, views.text, reference, foods, masks
@@ -80,6 +80,7 @@ class Draft:
         # where the last patient and the last other-person word start (-1: none), with subjects
         self.last_patient = self.last_other = -1
         self.age_approximate = False  # the age read is a lower bound (两岁多, 五个多月)
+        self.age_current = False  # an age said as now (现在5个月) was read: it replaces an earlier one
         self.age_provisional = False  # the age read is the writer's, and a patient word follows it
         self.temperature_words: list[Hit] = []
         self.sentence_ends: list[int] | None = None  # read on first need
@@ -142,19 +143,23 @@ class Draft:
         """Whether the value at ``position`` fills no patient slot (``owner``)."""
         return self.owner(position, end) == OTHER
 
-    def set_age(self, start: int, end: int, years: float, approximate: bool = False) -> None:
-        """The patient's age, in years; ``approximate`` when the text gives a lower bound (两岁多)."""
+    def set_age(self, start: int, end: int, years: float, approximate: bool = False, current: bool = False) -> None:
+        """The patient's age, in years; ``approximate`` when the text gives a lower bound (两岁多).
+        The first age stays, unless a later one is said as now (``current``: 现在四个多月 after 42天
+        of a past stay in hospital) and the first was not."""
+        replace = current and not self.age_current
         if self.subjects is None:  # everything is the patient's: the first age stays
-            if self.age is None:
+            if self.age is None or replace:
                 self.age, self.age_end, self.age_approximate = _two_decimals(years), end, approximate
+                self.age_current = current
             return
-        if self.age is not None and not self.age_provisional:
+        if self.age is not None and not self.age_provisional and not replace:
             return
         owner = self.owner(start, end)
         if owner == OTHER or (self.age is not None and owner == WRITER):
             return
         self.age, self.age_end, self.age_provisional = _two_decimals(years), end, owner == WRITER
-        self.age_approximate = approximate
+        self.age_approximate, self.age_current = approximate, current
 
     def same_sentence(self, start: int, end: int) -> bool:
         """No sentence end in ``text[start:end]``; the ends are found once per text, on first need."""

@@ -145,7 +145,7 @@ def _pattern(unit_set: set[str], kid_words: tuple[str, ...]) -> re.Pattern[str]:
     # bench/router_bench.py's MESSAGE, a quarter less on longer texts. The matches are those of one
     # ``[ \t]*`` per tail, since no tail but ``q`` can open with a blank (a policy unit might), so
     # only the longest run of blanks can lead into any other tail, and ``q`` is tried last.
-    openers = set("月天周个星礼年岁公千k斤米m度°多") | {u[0] for u in unit_set}
+    openers = set("月天周个星礼年岁公千k斤米m度°多几") | {u[0] for u in unit_set}
     number_tails = (
         f"{dates.DATE_TAIL}(?P<ymd>)"
         f"|[ \\t]*(?=[{''.join(re.escape(ch) for ch in sorted(openers))}])(?:"
@@ -240,6 +240,8 @@ class SlotExtractor:
             text = draft.text = _decimals(text, analytes + hits.group("temperature") if "temperature" in hits else analytes)
         if "other" in hits or "patient" in hits:
             patients, others = hits.group("patient"), hits.group("other")
+            if patients and others:  # 朋友 inside 小朋友 is the patient word, not a friend
+                others = [h for h in others if not any(p.start <= h.start and h.end <= p.end for p in patients)]
             # 我 opening a subject word (我儿子, 我爸) is that word, not the writer.
             named = {h.start for h in patients} | {h.start for h in others}
             writers = [m.start() for m in self._writers(text) if m.lastindex and m.start() not in named]
