@@ -19,6 +19,16 @@ SOFT = [
     ("less urine", "孩子尿少，怎么办", "anuria"),
     ("vomits once after eating", "孩子吃了就吐", "vomits_everything"),
     ("hand cramp", "孩子透析后手抽筋", "hypocalcemic_tetany"),
+    # the parents' mild forms the dev texts showed (issue 20, second pass): each alone asks
+    ("a lingering low fever asks", "这两天低烧不退，用不用去医院", "persistent_fever"),
+    ("recurring fever under five days asks", "孩子反复发烧3天了", "persistent_fever"),
+    ("no spirits alone asks", "孩子今天没精神", "lethargy"),
+    ("sleepy alone asks", "孩子这两天只想睡觉", "lethargy"),
+    ("soft all over alone asks", "孩子软绵绵的", "lethargy"),
+    ("vomited it all once asks", "晚上吃的都吐掉了", "vomits_everything"),
+    ("not drinking water alone asks", "孩子今天不喝水", "unable_to_drink"),
+    ("cold hands and feet alone ask", "孩子手脚冰冷", "shock"),
+    ("a lip a bit dry asks", "孩子嘴唇干", "dehydration"),
 ]
 
 
@@ -48,7 +58,38 @@ HARD = [
     ("strong form: wheezing badly halts", "孩子喘得厉害", "respiratory_distress"),
     ("strong form: vomits everything halts", "孩子吃什么吐什么", "vomits_everything"),
     ("strong form: no urine all day halts", "孩子一天没尿", "anuria"),
+    ("fever for six days halts", "宝宝反复发烧6天，怎么老不见好", "persistent_fever"),
+    ("fever five days to today halts", "周六开始发烧到今天已经整整五天了", "persistent_fever"),
+    ("temperature not coming down halts", "晚上八点开始发烧，到早上温度一直未降", "persistent_fever"),
+    ("poor spirits and sleepy together halt", "还没精神爱睡觉", "lethargy"),
+    ("sleepy and no spirits together halt", "现在只想睡觉没有精神", "lethargy"),
+    ("floppy in the arms halts", "抱着就软绵绵的靠着你", "lethargy"),
+    ("sleeps all the time halts", "我女儿这几天特别能睡", "lethargy"),
+    ("even water comes back up halts", "现在喝水、吃东西都会呕吐", "vomits_everything"),
+    ("water and milk vomited halts", "早上喝了水和奶也吐了", "vomits_everything"),
+    ("severe vomiting halts", "呕吐严重需要吃药吗", "vomits_everything"),
+    ("vomit out of mouth and nose halts", "有5次是从口鼻喷出", "vomits_everything"),
+    ("neither eats nor drinks halts", "嘴里溃烂，不吃不喝", "unable_to_drink"),
+    ("feet badly swollen halts", "手脚肿的厉害", "severe_edema"),
+    ("struggling to breathe halts", "感觉孩子憋的不行", "respiratory_distress"),
+    ("lips a bit purple halts", "喉咙好像堵着，嘴唇有点紫", "cyanosis"),
+    ("a weak cry halts", "哭了几声，哭的劲儿也不大", "abnormal_cry"),
 ]
+
+
+NOT_A_SIGN = [
+    # the look-alikes of the new strong forms: none of them is a red-flag mention at all
+    ("a four-to-five-day range is no five-day fever", "孩子断断续续烧了四五天"),
+    ("a medicine for five days is no fever count", "发烧去医院吊了头孢唑林钠3天"),
+    ("spitting up milk after water is no vomiting everything", "喝了水也吐奶"),
+    ("breasts soft after weaning", "断奶后胸部变的软绵绵的"),
+    ("a cry that is loud", "哭的劲儿很大"),
+]
+
+
+@pytest.mark.parametrize("text", [r[1] for r in NOT_A_SIGN], ids=[r[0] for r in NOT_A_SIGN])
+def test_the_look_alikes_of_strong_forms_do_not_halt(router: Router, text):
+    assert router.route_request(text, PARENT, "P0001").status != "halt"
 
 
 @pytest.mark.parametrize(("text", "concept"), [r[1:] for r in HARD], ids=[r[0] for r in HARD])
