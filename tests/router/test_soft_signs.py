@@ -29,6 +29,13 @@ SOFT = [
     ("not drinking water alone asks", "孩子今天不喝水", "unable_to_drink"),
     ("cold hands and feet alone ask", "孩子手脚冰冷", "shock"),
     ("a lip a bit dry asks", "孩子嘴唇干", "dehydration"),
+    ("blood in the stool as well asks", "便便干，拉的时候费劲，今天还带血", "gi_bleeding"),
+    ("a small nosebleed asks", "昨天开始鼻涕内又见红血丝，稍有鼻血", "hemorrhage"),
+    ("a nosebleed today asks", "孩子今天流鼻血了", "hemorrhage"),
+    ("vomiting again asks", "昨晚8点又呕吐了", "vomits_everything"),
+    ("vomiting that got worse asks", "可呕吐现象还变为严重", "vomits_everything"),
+    ("vomits right after a spoonful asks", "勉强喂了几口粥马上就吐了", "vomits_everything"),
+    ("not so keen on milk asks", "二宝然后不太爱吃奶", "unable_to_drink"),
 ]
 
 
@@ -84,6 +91,8 @@ NOT_A_SIGN = [
     ("spitting up milk after water is no vomiting everything", "喝了水也吐奶"),
     ("breasts soft after weaning", "断奶后胸部变的软绵绵的"),
     ("a cry that is loud", "哭的劲儿很大"),
+    ("a nosebleed that stopped is negated", "没有流鼻血"),
+    ("no vomiting is negated", "没有呕吐现象"),
 ]
 
 
