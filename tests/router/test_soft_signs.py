@@ -36,6 +36,8 @@ SOFT = [
     ("vomiting that got worse asks", "可呕吐现象还变为严重", "vomits_everything"),
     ("vomits right after a spoonful asks", "勉强喂了几口粥马上就吐了", "vomits_everything"),
     ("not so keen on milk asks", "二宝然后不太爱吃奶", "unable_to_drink"),
+    ("puffy eyes in the morning ask", "最近每天早上起床眼袋肿肿的", "severe_edema"),
+    ("eyelids a bit swollen ask", "孩子眼睑有点肿", "severe_edema"),
 ]
 
 
