@@ -47,6 +47,7 @@ ROWS = [
     ("negation: 是 is filler, 不是昏迷吧 stays negated", "不是昏迷吧", PARENT, [(AC, NEG)]),
     ("negation: filler 出现 and 任何", "没有出现任何抽搐", PARENT, [(SZ, NEG)]),
     ("negation: 没有过 is a negation, not 有过", "孩子没有过抽搐", PARENT, [(SZ, NEG)]),
+    ("negation: 不明显的 is a pseudo-negation", "吐出来不明显的咖啡渣样东西", PARENT, [(GI, CUR)]),
     # --- places and carers are not subjects -------------------------------------------------------
     ("place: at grandma's house", "女儿在姥姥家抽起来了", PARENT, [(SZ, CUR)]),
     ("place: lying on me", "宝宝趴在我身上抽搐", PARENT, [(SZ, CUR)]),

@@ -30,7 +30,7 @@ SOFT = [
     ("cold hands and feet alone ask", "孩子手脚冰冷", "shock"),
     ("a lip a bit dry asks", "孩子嘴唇干", "dehydration"),
     ("blood in the stool as well asks", "便便干，拉的时候费劲，今天还带血", "gi_bleeding"),
-    ("a small nosebleed asks", "昨天开始鼻涕内又见红血丝，稍有鼻血", "hemorrhage"),
+    ("a small nosebleed asks", "孩子昨天开始稍有鼻血", "hemorrhage"),
     ("a nosebleed today asks", "孩子今天流鼻血了", "hemorrhage"),
     ("vomiting again asks", "昨晚8点又呕吐了", "vomits_everything"),
     ("vomiting that got worse asks", "可呕吐现象还变为严重", "vomits_everything"),
@@ -38,6 +38,8 @@ SOFT = [
     ("not so keen on milk asks", "二宝然后不太爱吃奶", "unable_to_drink"),
     ("puffy eyes in the morning ask", "最近每天早上起床眼袋肿肿的", "severe_edema"),
     ("eyelids a bit swollen ask", "孩子眼睑有点肿", "severe_edema"),
+    ("faint blood streaks ask", "大便里有点带不明显的血丝", "gi_bleeding"),
+    ("coffee-coloured, no stool named, asks", "他大便是，嗯，像咖啡色一样的有点粘", "gi_bleeding"),
 ]
 
 
@@ -83,6 +85,7 @@ HARD = [
     ("struggling to breathe halts", "感觉孩子憋的不行", "respiratory_distress"),
     ("lips a bit purple halts", "喉咙好像堵着，嘴唇有点紫", "cyanosis"),
     ("a weak cry halts", "哭了几声，哭的劲儿也不大", "abnormal_cry"),
+    ("projectile, misspelt, halts", "睡觉的时候像喷剃呕吐一样", "vomits_everything"),
 ]
 
 
@@ -95,6 +98,7 @@ NOT_A_SIGN = [
     ("a cry that is loud", "哭的劲儿很大"),
     ("a nosebleed that stopped is negated", "没有流鼻血"),
     ("no vomiting is negated", "没有呕吐现象"),
+    ("no blood streaks is negated", "今天大便化验出来没有血丝了"),
 ]
 
 
