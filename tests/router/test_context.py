@@ -219,7 +219,8 @@ ROWS = [
     ("blood pressure very high, a pattern", "血压又飙到180", PARENT, [("hypertensive_emergency", CUR)] * 2),
     ("blood pressure normal is nothing", "血压正常吗", PARENT, []),
     ("vomiting nonstop", "不停地呕吐", PARENT, [("vomits_everything", CUR)]),
-    ("低烧不退 is not 高烧不退 (safe phrase)", "低烧不退", PARENT, []),
+    # SPEC §4.7 "Soft signs ask": a lingering low fever is no 高烧不退, but it asks (a soft term).
+    ("低烧不退 is a soft persistent fever", "低烧不退", PARENT, [("persistent_fever", CUR)]),
     ("弟弟 alone is not an other-person word", "弟弟抽搐了", PARENT, [(SZ, CUR)]),
     ("an overlapping patient word stays governed", "小姨的小宝宝抽搐了", PARENT, [(SZ, OTH)]),
     ("我就发现 is the writer observing", "我就发现抽搐了", PARENT, [(SZ, CUR)]),

@@ -47,6 +47,7 @@ ROWS = [
     ("negation: 是 is filler, 不是昏迷吧 stays negated", "不是昏迷吧", PARENT, [(AC, NEG)]),
     ("negation: filler 出现 and 任何", "没有出现任何抽搐", PARENT, [(SZ, NEG)]),
     ("negation: 没有过 is a negation, not 有过", "孩子没有过抽搐", PARENT, [(SZ, NEG)]),
+    ("negation: 不明显的 is a pseudo-negation", "吐出来不明显的咖啡渣样东西", PARENT, [(GI, CUR)]),
     # --- places and carers are not subjects -------------------------------------------------------
     ("place: at grandma's house", "女儿在姥姥家抽起来了", PARENT, [(SZ, CUR)]),
     ("place: lying on me", "宝宝趴在我身上抽搐", PARENT, [(SZ, CUR)]),
@@ -55,6 +56,10 @@ ROWS = [
     ("carer: 跟 after the child was named", "孩子跟爷爷出去玩，突然抽搐", PARENT, [(SZ, CUR)]),
     ("carer: 跟 with no child before is a subject", "跟爷爷一样，爷爷抽搐了", PARENT, [(SZ, OTH)]),
     ("place refused: grandma herself convulsed", "姥姥刚才抽搐了", PARENT, [(SZ, OTH)]),
+    ("object: the child looked at me, then convulsed", "孩子抬头看了我一眼，又抽搐了", PARENT, [(SZ, CUR)]),
+    ("object: the child hugging me", "孩子抱着我抽搐", PARENT, [(SZ, CUR)]),
+    ("object refused: I myself convulsed", "我刚才抽搐了", PARENT, [(SZ, OTH)]),
+    ("object refused: I told the doctor I convulsed", "我告诉医生我抽搐了", PARENT, [(SZ, OTH)]),
     ("place refused: grandma's house's child is hers", "姥姥家的孩子抽搐了", PARENT, [(SZ, OTH)]),
     ("subject words inside other words: 老婆饼", "吃了老婆饼，抽搐了", PARENT, [(SZ, CUR)]),
     ("subject words inside other words: 外婆菜", "外婆菜吃完就抽搐", PARENT, [(SZ, CUR)]),
