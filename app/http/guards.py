@@ -47,17 +47,26 @@ class BearerGuard:
         self._digests = [hashlib.sha256(t).digest() for t in tokens]
 
     def allows(self, headers: Headers) -> bool:
-        values = header_values(headers, b"authorization")
-        if len(values) != 1:
-            return False
-        scheme, _, token = values[0].strip().partition(b" ")
-        if scheme.lower() != b"bearer" or not token.strip():
-            return False
-        presented = hashlib.sha256(token.strip()).digest()
+        token = bearer_token(headers)
+        return token is not None and self.matches(token)
+
+    def matches(self, token: bytes) -> bool:
+        presented = hashlib.sha256(token).digest()
         ok = False
         for digest in self._digests:  # no early exit: every token is compared every time
             ok |= hmac.compare_digest(presented, digest)
         return ok
+
+
+def bearer_token(headers: Headers) -> bytes | None:
+    """The token of the one ``Authorization: Bearer`` header; None when the header is missing,
+    repeated, of another scheme or empty (every mode refuses those alike)."""
+    values = header_values(headers, b"authorization")
+    if len(values) != 1:
+        return None
+    scheme, _, token = values[0].strip().partition(b" ")
+    token = token.strip()
+    return token if scheme.lower() == b"bearer" and token else None
 
 
 def is_json(headers: Headers) -> bool:

@@ -33,6 +33,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 from urllib.parse import urlsplit
 
+from .guards import BearerGuard, bearer_token, header_values
+
 if TYPE_CHECKING:
     from .verify import JwtVerifier
 
@@ -116,7 +118,7 @@ class OAuthGuard:
     """The bearer check of the JWT modes (SPEC §5.1 step 2 with §5.4a): a static token first when
     ``static`` is given (token+jwt), else the JWT. Every 401 points at the resource metadata."""
 
-    def __init__(self, verifier: JwtVerifier, public_url: str, static: Any = None):
+    def __init__(self, verifier: JwtVerifier, public_url: str, static: BearerGuard | None = None):
         self.verifier = verifier
         self.static = static
         url = metadata_url(public_url)
@@ -126,14 +128,12 @@ class OAuthGuard:
                        f'resource_metadata="{url}"').encode()
 
     async def check(self, headers: list[tuple[bytes, bytes]]) -> Admitted | Denied:
-        values = [value for key, value in headers if key == b"authorization"]
-        if not values:
-            return Denied(401, "unauthorized:missing", self._missing)
-        scheme, _, token = values[0].strip().partition(b" ")
-        token = token.strip()
-        if len(values) > 1 or scheme.lower() != b"bearer" or not token:
+        token = bearer_token(headers)
+        if token is None:
+            if not header_values(headers, b"authorization"):
+                return Denied(401, "unauthorized:missing", self._missing)
             return Denied(401, "unauthorized:malformed", self._invalid)
-        if self.static is not None and self.static.allows(headers):
+        if self.static is not None and self.static.matches(token):
             return Admitted(None)
         verdict = await self.verifier.verify(token)
         if isinstance(verdict, Granted):
