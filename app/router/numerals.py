@@ -8,7 +8,8 @@ write in a clinic message and refuses everything else:
 * the spoken short forms 一百二 → 120, 一千五 → 1500, 两万三 → 23000 (a last digit right after
   百 / 千 / 万 counts one place lower, as every speaker reads it);
 * decimals 三点五 → 3.5, 零点五 → 0.5 (digits after 点 are read one by one);
-* 半 → 0.5 (the extractor only passes it when a unit follows directly: 半碗, 半个月).
+* 半 → 0.5 (the extractor only passes it when a unit follows directly: 半碗, 半个月);
+* 俩, the spoken 两个, alone → 2 (俩个月: parents write it with 个 as often as without).
 
 Refused (``None``): digit runs without a place word (三四, 一二, 二零二六 — ranges, or a year read
 digit by digit), places out of order (十百), a gap of places without 零 (一千五十), 零 where no
@@ -27,9 +28,10 @@ _ZEROS = frozenset("零〇")
 _MYRIAD = "万"
 _POINT = "点"
 HALF = "半"
+_PAIR = "俩"  # a numeral of its own only alone: 俩十 and 十俩 are no numbers
 
 # Every character a numeral may be written with (for the extractor's regex class); 半 stands alone.
-CHARS = "".join(_DIGITS) + "".join(_PLACES) + _MYRIAD + _POINT
+CHARS = "".join(_DIGITS) + "".join(_PLACES) + _MYRIAD + _POINT + _PAIR
 
 
 # No quantity in a nutrition message comes near this; a float holds every integer below it exactly,
@@ -77,6 +79,8 @@ def parse_digits(token: str) -> int | float | None:
 def parse_chinese(numeral: str) -> int | float | None:
     if numeral == HALF:
         return 0.5
+    if numeral == _PAIR:
+        return 2
     whole, point, fraction = numeral.partition(_POINT)
     value = _integer(whole)
     if not point:

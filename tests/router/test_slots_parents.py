@@ -51,7 +51,8 @@ WEIGHTS = [
     ("斤 right after the age", "宝宝8个月，16斤", {"weight_kg": 8.0}),
     ("the current weight over the birth weight", "出生体重5.3斤，现体重8斤", {"weight_kg": 4.0}),
     ("the birth weight after the current one does not replace it", "体重8斤，出生体重5.3斤", {"weight_kg": 4.0}),
-    ("the birth weight alone is the weight read", "出生体重3.2公斤", {"weight_kg": 3.2}),
+    # SPEC §4.4 revision 2: only the child's current values count (evals/peds/LABELS.md: 出生体重3.2公斤 never fills).
+    ("the birth weight alone fills nothing", "出生体重3.2公斤", {"weight_kg": None}),
     ("a current weight said without 体重", "以前140斤，现在126斤", {"weight_kg": 63.0}),
     ("this year's over last year's", "体重前年60公斤今年64公斤", {"weight_kg": 64.0}),
     # refusals

@@ -33,13 +33,18 @@ from .draft import NUM, Draft, Handler, led, number
 # approximate), and so
 # is a child's 个月多 (宝宝11个月多; 11个月多少斤 is a question, no age).
 _APPROXIMATE_SPANS = frozenset({"个多月", "多个月", "多天", "几天"})
-# 大 after an age (3天大) but not the word it opens (一天大便, 一天大概).
-_OLD = "大(?![便概约量小半部多致])"
-_AGE_SPAN = "个半月|个多月|多个月|个月|多天|几天|天|周(?!岁)|个?星期|个?礼拜"
+# 大 after an age (3天大, 3个月大的宝宝) but not the word it opens (一天大便, 这两天大脑): only before
+# what may follow "so old" — a particle, a clause end, a child word.
+_OLD = "大(?=[的了啦呢吧呀啊哦嘛,。!?;、 \\t\\n)宝男女孩儿婴]|$)"
+_AGE_SPAN = "个半月|个月半|个多月|多个月|个月|多天|几天|天|周(?!岁)|个?星期|个?礼拜"
+# N个半月, N个月半 and (before a child word) N月半 are N.5 months.
+_HALF_SPANS = ("个半月", "个月半", "月半")
 _YEARS_PER = {"个月": 1 / 12, "个多月": 1 / 12, "多个月": 1 / 12, "天": 1 / 365, "多天": 1 / 365, "几天": 1 / 365, "周": 7 / 365, "星期": 7 / 365, "个星期": 7 / 365,
               "礼拜": 7 / 365, "个礼拜": 7 / 365}
 # Days and months add up (三个月零八天, 一个月加十天): a month counts 30.4 days, a year 365 (SPEC §4.4).
 _DAYS_PER_MONTH = 30.4
+# Days from a week up, to a year (7 to 99): after 一周零 they are days past a first birthday.
+_WEEK_OF_DAYS = "[1-9][0-9](?![0-9.])|[7-9](?![0-9.])|[二三四五六七八九]?十[一二三四五六七八九]?|[七八九]"
 # Days said after the months of a child's age: 宝宝三个月零八天, 出生一个月加十天.
 # Atomic: days that are followed by 前 end the match there (宝宝3个月零8天前 is a date, not 3 months).
 _PLUS_DAYS = "(?>(?:[ \\t]*[零又加]?[ \\t]*(?P<{0}_pn>" + NUM + ")(?P<{0}_pd>天))?)"
@@ -49,11 +54,25 @@ _CLAUSE_ENDS = ",。!?;、\n)"
 _BODY_UNITS = "斤|公斤|千克|kg|厘米|cm|公分"
 _WHOLE_DAYS = re.compile("了?[ \t]*[。!?]?[ \t]*$")
 # After N岁: a past age (12岁前, 5岁的时候), a range (12岁到20岁) or an approximation (3岁左右): no age.
-_NOT_AN_AGE_AFTER = ("前", "之前", "以前", "时", "的时候", "那年", "到", "至", "左右", "以内", "之内", "以下", "以上", "内")
+_NOT_AN_AGE_AFTER = (
+    "前", "之前", "以前", "时", "的时候", "那年", "到", "至", "左右", "以内", "之内", "以下", "以上", "内", "不到",
+)
+# Before N岁: the age at a past event (去年一岁, 自从三岁, 从两岁起, 在2周岁得过) — 在 not of 现在 / 正在.
+_PAST_AGE_BEFORE = re.compile("(?:去年|前年|那年|自从|从|(?<![现实正还存])在)[ \t]*$")
+# An event after the age in its clause makes it the age at that event (一岁半断奶之后, 三岁上幼儿园以后).
+_EVENT_AFTER = re.compile("[^,。!?;、\n]{0,4}?(?:之后|以后)")
+# Before a child's months or days: the age at a past moment (那时候他出生12天, 当时宝宝3个月).
+_PAST_MOMENT = re.compile("(?:那时候|那时|当时)[^,。!?;、\n]{0,4}$")
+# Before a child's months or days: the time spent doing something (吃了两天小儿…, 顺延了一个月孩子…),
+# not its age.
+_DURATION_VERBS = "了吃喝用服打输挂住"
+# The age a child is about to reach, less the days still to go (还有十天三个月了, 差5天满13个月).
+_TO_GO = ("还有", "还差", "差", "再过", "还剩")
 # Before N岁: the end of a past span (直到20岁, 一直到他20岁) or an age not reached yet (快五岁了): no age now.
 _NOT_AN_AGE_BEFORE = ("直到", "直到他", "直到她", "直到我", "快", "快要", "马上", "将近", "就要", "差不多")
 _NOT_KID_OPENERS = ("我", "患", "病")
 _NOT_FULL_MONTH = ("未", "没", "不到", "没有", "还没")
+_PAST_FULL_MONTH = ("出了", "过了")
 # A child's N天 before an event is an age when it is a month or more (宝宝40天了白天都正常, 宝宝70天大便
 # 不正常: a parent says a duration that long in months) or said with 才 (我孩子才14天怎么爱翻白眼).
 _DAYS_OF_AGE = 28
@@ -66,7 +85,11 @@ _NOW_BEFORE = re.compile("(?:现在|现已|目前)(?:已经|都|是|已|才|有)
 _ONLY = ("才", "才刚", "刚刚", "刚")
 # After a child's months or days: a window (宝宝3天以内), a date (3个月前), a lower bound read
 # elsewhere (多), or the age at a past event (孩子四个月的时候, 宝宝两个月时) — no age now.
-_NOT_NOW_AFTER = "(?!以内|之内|内|以来|前|后|多|的?时候|时(?!间))"
+_NOT_NOW_AFTER = "(?!以内|之内|内|以来|前|后|多|的?时候|时(?!间)|不到)"
+# A sex written before a bare N月 / N个月 opening the message (女 20月，): a demographic line's age.
+_SEX_LEAD = re.compile("[男女](?:宝宝|宝|孩子|孩|童)?[ \t,:]*")
+# Before a bare N个月 that is the whole message: 这都六个半月了, 已经五个月了.
+_MONTHS_LEAD = re.compile("(?:这|那)?(?:都|已经|已|现在|目前|才|有)+")
 
 
 def kid_words(patient_words: tuple[str, ...], age_words: tuple[str, ...]) -> tuple[str, ...]:
@@ -85,19 +108,24 @@ def tails(units: str, kids: str) -> dict[str, str]:
             f"(?P<msum_u>个月|月)[ \\t]*(?P<msum_j>[零又加])?[ \\t]*(?P<msum_n>{NUM})(?P<msum_d>天)"
             "(?!以内|之内|内|以来|前|后)"
         ),
-        # 3个月大, 十七个月男宝, 47天的宝宝: an age in months, days or weeks, said of a child.
-        "kage": f"(?P<kage_u>{_AGE_SPAN})(?=了?(?:{_OLD}|的?(?:{kids})))",
+        # 还有十天三个月了, 差5天满13个月: the age reached in a few days (checked in ``on_age_to_go``).
+        "msub": (
+            f"(?P<msub_d>天|个?星期|周(?!岁))[ \\t]*(?P<msub_j>就要|就满|就到|就|满|到)?[ \\t]*"
+            f"(?P<msub_n>{NUM})(?P<msub_u>个月|周岁|岁)(?(msub_j)|(?=了))(?!以内|之内|内|以来|前|后)"
+        ),
+        # 3个月大, 十七个月男宝, 47天的宝宝, 2月半男宝: an age in months, days or weeks, said of a child.
+        "kage": f"(?P<kage_u>{_AGE_SPAN}|月半)(?=了?(?:{_OLD}|的?(?:{kids})))",
         # 一周两个月, 2周10个月, 一周二: parents count years in 周 (周岁) before the months; a bare
         # 周 or 周半 stays weeks (两周, 五周半), and 一周三次 a frequency.
         "yweek": (
-            f"周[ \\t]*[零又]?(?P<yweek_n>[0-9]{{1,2}}|十[一]?|[一二三四五六七八九十]|两(?=个?月))"
-            f"(?P<yweek_u>个月|月)?(?![0-9.{CHARS}次回遍天号日点个周年岁分小度斤公克])"
+            f"周[ \\t]*(?:[零又][ \\t]*(?P<yweek_dn>{_WEEK_OF_DAYS})(?P<yweek_d>天)(?!以内|之内|内|以来|前|后)|[零又]?(?P<yweek_n>[0-9]{{1,2}}|十[一]?|[一二三四五六七八九十]|两(?=个?月))"
+            f"(?P<yweek_u>个月|月)?(?![0-9.{CHARS}次回遍天号日点个周年岁分小度斤公克]))"
         ),
         "amon": "(?P<amon_u>个?月(?=龄))",
         # 20个月22斤: a bare N个月 / N天 with a weight or a height right after it; 六个月了 as a
         # whole clause (a parent's answer).
         "lage": (
-            f"(?P<lage_u>个半月|个多月|个月|天)(?=[ \\t,]*(?:{NUM})[ \\t]*(?:{_BODY_UNITS})"
+            f"(?P<lage_u>个半月|个月半|个多月|个月|月|天)(?=[ \\t,]*(?:{NUM})[ \\t]*(?:{_BODY_UNITS})"
             f"|(?P<lage_end>了?[ \\t]*(?:[{_CLAUSE_ENDS}]|$)))"
         ),
         "age": (
@@ -119,9 +147,9 @@ def led_branches(kid_words: tuple[str, ...]) -> dict[str, tuple[str, str]]:
         "kid": (
             "".join(dict.fromkeys(w[0] for w in kid_words)),
             led(*kid_words)
-            + "(?:[,、][ \\t]*)?(?:现在|目前|今年|今天|已经|刚刚|刚好|刚满|刚|才|已|满|有|是|第)*[ \\t]*"
+            + "[男女]?(?:[,、][ \\t]*)?(?:现在|目前|今年|今天|已经|刚刚|刚好|刚满|刚|才|已|满|有|是|第)*[ \\t]*"
             + number("kid")
-            + "[ \\t]*(?:(?P<kid_u>个半月|个多月|个月)(?P<kid_more>(?<=个月)多(?!少))?" + _PLUS_DAYS.format("kid")
+            + "[ \\t]*(?:(?P<kid_u>个半月|个月半|个多月|个月)(?P<kid_more>(?<=个月)多(?!少))?" + _PLUS_DAYS.format("kid")
             + f"|(?P<kid_d>[多几]?天|周(?!岁)|个?星期)(?:(?=了?(?:{_OLD}|的|[,。!?;、\\n ]|$))|(?P<kid_free>(?<=天))))"
             + _NOT_NOW_AFTER,
         ),
@@ -130,12 +158,13 @@ def led_branches(kid_words: tuple[str, ...]) -> dict[str, tuple[str, str]]:
             f"(?<=[出降])生(?:后|了|才|刚)?(?P<born_th>第)?[ \\t]*{number('born')}[ \\t]*(?P<born_u>{_AGE_SPAN})"
             + _PLUS_DAYS.format("born") + _NOT_NOW_AFTER,
         ),
-        "full": ("满", "(?<=满)月(?![子饼份])"),
+        # 满月, and 满周岁 / 刚周岁 (one year; 一周岁 is read as N岁).
+        "full": ("满刚", f"(?:(?<=满)月(?![子饼份])|(?<=[满刚])周岁(?![半0-9{CHARS}]))"),
         # 现在5个月, 现在才2个月零一点, 现在四个多月了: the child's age said as now.
         "now": (
             "现",
-            f"(?<=现)在[ \\t]*(?:已经|才|是|有|刚|都|已)*[ \\t]*{number('now')}[ \\t]*(?P<now_u>个半月|个多月|个月)"
-            + _PLUS_DAYS.format("now") + "(?!以内|之内|内|以来|前|后|的时候|时)",
+            f"(?<=现)在[ \\t]*(?:已经|才|是|有|刚|都|已)*[ \\t]*{number('now')}[ \\t]*(?P<now_u>个半月|个月半|个多月|个月)"
+            + _PLUS_DAYS.format("now") + "(?!以内|之内|内|以来|前|后|的时候|时|不到)",
         ),
     }
 
@@ -159,8 +188,14 @@ def on_years_of_age(m: re.Match[str], d: Draft) -> None:
 
 
 def on_years_in_weeks(m: re.Match[str], d: Draft) -> None:
-    """一周两个月 = 1 year 2 months, 2周10个月, 一周二 (the months' unit left out)."""
+    """一周两个月 = 1 year 2 months, 2周10个月, 一周二 (the months' unit left out); 一周零二十五天 =
+    1 year 25 days — from a week of days up, since a week and a few days would be said in days."""
     years = d.quantity(m, m.start(), m.start("e"), None)
+    if m.start("yweek_d") >= 0:
+        days = d.quantity(m, *m.span("yweek_dn"), "yweek_d")
+        if years is not None and days is not None and isinstance(years["value"], int):
+            d.set_age(m.start(), m.end(), years["value"] + days["value"] / 365)
+        return
     months = d.quantity(m, *m.span("yweek_n"), "yweek_u")
     if years is None or months is None or isinstance(years["value"], float) or months["value"] > 11:
         return
@@ -182,6 +217,11 @@ def on_age_span(m: re.Match[str], d: Draft) -> None:
         quantity = d.quantity(m, *m.span(kind + "_n"), unit)
     if quantity is None:
         return
+    start = m.start()
+    if kind == "kage" and start and d.text[start - 1] in _DURATION_VERBS:
+        return  # 吃了两天小儿氨酚…, 顺延了一个月孩子…: how long, not how old
+    if _PAST_MOMENT.search(d.text, max(0, start - 8), start):
+        return  # 那时候他出生12天: the age back then
     if kind == "kid" and m.start("kid_free") >= 0 and not (
         quantity["value"] >= _DAYS_OF_AGE or d.text.endswith(_ONLY, 0, m.start("kid_n"))
     ):
@@ -192,7 +232,7 @@ def on_age_span(m: re.Match[str], d: Draft) -> None:
     span = m.group(unit)
     if kind == "kid" and m.group("kid_more"):  # 11个月多 is 11个多月, a lower bound
         span = "个多月"
-    if span == "个半月":  # 九个半月 = 9.5 个月, as 一个半月 is 1.5
+    if span in _HALF_SPANS:  # 九个半月 = 9.5 个月, as 一个半月 is 1.5
         quantity["value"], quantity["unit"], span = quantity["value"] + 0.5, "个月", "个月"
     plus = kind + "_pn"
     if kind != "kage" and m.start(plus) >= 0:
@@ -225,9 +265,13 @@ def on_leading_age(m: re.Match[str], d: Draft) -> None:
     if quantity is None:
         return
     span = m.group("lage_u")
-    if span == "个半月":
-        quantity["value"], quantity["unit"], span = quantity["value"] + 0.5, "个月", "个月"
     text, whole = d.text, m.group("lage_end") is not None
+    if span == "月":  # 女 20月，: a bare 月 is an age only after a sex that opens the message
+        if start and _SEX_LEAD.fullmatch(text, 0, start):
+            d.set_age(start, m.end(), quantity["value"] / 12)
+        return
+    if span in _HALF_SPANS:
+        quantity["value"], quantity["unit"], span = quantity["value"] + 0.5, "个月", "个月"
     reached = _reached(text, start)
     if reached is not None:
         # 刚满三个月, 今天刚满20天: a reached age; 刚好 / 正好 alone also say "exactly" of a duration
@@ -241,7 +285,11 @@ def on_leading_age(m: re.Match[str], d: Draft) -> None:
         if start == 0 and quantity["value"] >= 7 and _WHOLE_DAYS.match(text, m.end()):
             d.set_age(start, m.end(), quantity["value"] / 365)
         return
-    if start == 0 or text[start - 1] in _CLAUSE_OPENERS:
+    if (
+        start == 0
+        or text[start - 1] in _CLAUSE_OPENERS
+        or (span != "天" and whole and _MONTHS_LEAD.fullmatch(text, 0, start) and _WHOLE_DAYS.match(text, m.end()))
+    ):
         d.set_age(start, m.end(), quantity["value"] * _YEARS_PER[span], approximate=span == "个多月")
 
 
@@ -260,10 +308,25 @@ def _set_days(m: re.Match[str], d: Draft, days: float, approximate: bool = False
 
 
 def on_full_month(m: re.Match[str], d: Draft) -> None:
-    """满月 (刚满月, 满月了) is one month old; 未满月 / 没满月 / 不到满月 is less, and no age."""
-    start = m.start()  # the 满: a led match starts at its first character
-    if not d.text.endswith(_NOT_FULL_MONTH, 0, start):
-        d.set_age(start, m.end(), 1 / 12)
+    """满月 (刚满月, 满月了) is one month old, 满周岁 / 刚周岁 one year; 未满月 / 没满月 / 不到满月 is
+    less, and no age; 出了满月 / 过了满月 tells when something happened, not the age."""
+    start = m.start()  # the 满 or 刚: a led match starts at its first character
+    if not d.text.endswith(_NOT_FULL_MONTH + _PAST_FULL_MONTH, 0, start):
+        d.set_age(start, m.end(), 1 / 12 if d.text[m.end() - 1] == "月" else 1.0)
+
+
+def on_age_to_go(m: re.Match[str], d: Draft) -> None:
+    """还有十天三个月了, 差5天满13个月, 还有一个星期就两岁: the age about to be reached, less the days
+    to go. Without 还有 / 差 before it (住了10天3个月…) both stay plain numbers."""
+    start = m.start()
+    days = d.quantity(m, start, m.start("e"), "msub_d")
+    age = d.quantity(m, *m.span("msub_n"), "msub_u")
+    if days is None or age is None or not d.text.endswith(_TO_GO, 0, start):
+        return
+    days_to_go = days["value"] * (1 if m.group("msub_d") == "天" else 7)
+    whole_days = age["value"] * (_DAYS_PER_MONTH if m.group("msub_u") == "个月" else 365)
+    if days_to_go < whole_days:
+        _set_days(m, d, whole_days - days_to_go)
 
 
 def on_age(m: re.Match[str], d: Draft) -> None:
@@ -277,8 +340,10 @@ def on_age(m: re.Match[str], d: Draft) -> None:
         (d.text.startswith(_NOT_AN_AGE_AFTER, end) and not d.text.startswith("前天", end))
         or (start and d.text[start - 1] in "到至")
         or d.text.endswith(_NOT_AN_AGE_BEFORE, 0, start)
+        or _PAST_AGE_BEFORE.search(d.text, max(0, start - 3), start)
+        or _EVENT_AFTER.match(d.text, end)
     ):
-        return  # 12岁前 a past age, 12岁到20岁 a range, 直到20岁 a past span
+        return  # 12岁前 a past age, 12岁到20岁 a range, 直到20岁 a past span, 去年一岁 the age back then
     month_unit = m.group("agem_u")
     if month_unit == "天" and months is not None:  # 1岁零2天: days after the years
         d.set_age(start, end, float(years["value"] + months["value"] / 365))
@@ -301,6 +366,7 @@ HANDLERS: dict[str, Handler] = {
     "yweek": on_years_in_weeks,
     "amon": on_months_of_age,
     "msum": on_month_sum,
+    "msub": on_age_to_go,
     "kage": on_age_span,
     "lage": on_leading_age,
     "kid": on_age_span,

@@ -28,8 +28,10 @@ from typing import Any, Callable
 
 from ..lexicon import Hit, Hits
 from .draft import FILL, METRE, NUM, OTHER, START, WRITER, Draft, Handler, led, masked, number
+from .foods import food_in_clause
 from ..numerals import CHARS, parse_number
 
+_LIANG = "[0-9](?![0-9.])|[一二三四五六七八九]"  # the 两 of 7斤4两
 _METRE_TAIL = r"[0-9]{1,2}(?![0-9.])|[零一二三四五六七八九]{1,2}"  # 一米二, 1米25
 # A preceding character that turns 重 into another word: 超重 (overweight), 加重 (worsens) — the
 # number after them is not a body weight.
@@ -38,13 +40,41 @@ _NOT_WEIGHT = frozenset("严加过超偏较沉")
 _TEMPERATURE = (35.0, 43.0)
 # Right after a temperature word, a number needs no unit: 烧到38.6, 体温：38, 最高三十九点二.
 # Between them: a colon, a comma (发烧，38.5), 是 / 到 / 一下 / 一次 (量了一次37.3), 一直 / 只有 / 还是
-# (体温只有35.6, 体温一直35.1-35.5之间); after the
+# (体温只有35.6, 体温一直35.1-35.5之间), a verb of rising (体温升高38.8, 最高达到39); after the
 # number no other unit (发烧3天, 烧了38小时), and a range's upper end counts too (37.6到38.6).
 _AFTER_WORD = re.compile(
-    f"[ \\t:,]*(?:一直|只有|还是|是|到|至|在|为|了|有|一下|一次)?[ \\t:]*(?P<n>[0-9]+(?:\\.[0-9]+)?(?![0-9]|\\.[0-9])|[{CHARS}]+)"
+    "[ \\t:,]*(?:一直|只有|还是|升高到|升高|升到|升至|上升到|上升|达到|高达|达|又回到|回到|是|到|至|在|为|了|有|一下|一次)?"
+    f"[ \\t:]*(?P<n>[0-9]+(?:\\.[0-9]+)?(?![0-9]|\\.[0-9])|[{CHARS}]+)"
     f"(?:[ \\t]*(?:-|~|到|至)[ \\t]*(?P<n2>[0-9]+(?:\\.[0-9]+)?(?![0-9.])))?"
     "(?![ \\t]*(?:岁|天|个|小时|分钟|次|年|月|周|斤|公斤|kg|克|毫升|ml|号|日|点|%))"
 )
+# More readings listed after the first, each with a decimal (体温37.6，37.7 / 38.2、38.5).
+_LISTED = re.compile("[ \\t]*[,、/][ \\t]*(?P<n>[0-9]{2}\\.[0-9])(?![0-9]|\\.[0-9]|[ \\t]*(?:天|个|小时|次|%|斤|kg|公斤))")
+_LISTED_MAX = 3
+# The other end of a range (40度-45度, 37-50度): a reading only when both ends are body temperatures.
+_RANGE_END = re.compile("[ \\t]*(?:--|-|~|到|至)[ \\t]*(?P<n>[0-9]+(?:\\.[0-9]+)?)")
+_RANGE_START = re.compile("(?<![0-9.度°])(?P<n>[0-9]+(?:\\.[0-9]+)?)(?:度|°c?)?[ \\t]*(?:--|-|~|到|至)[ \\t]*$")
+# A reading in a message without any temperature word: a short chat reply (the doctor's question,
+# 体温多少, is the context the parent answers) that ends with it (38.5, 现在有39.5了, 宝宝液下量38.4,
+# 一直37.5左右), or any message that opens with it after a word of now at most (现在是37.6从八点多…
+# 中间有一会退烧了): a number 35–43 written with a
+# decimal or with 度 / ℃ / ° is the child's temperature. Elsewhere in a reply (孩子38.2，有点咳嗽,
+# 今天38度，很热) it may be anything, and a text with a temperature word is read by the rules above.
+REPLY_LENGTH = 40
+_REPLY_OPENING = re.compile("(?:现在|目前|刚才|刚刚|刚|这会儿?)?(?:是|有|也是|又|还是|量的|测的)?[ \\t]*")
+_READING = re.compile(f"[0-9.]+[ \\t]*(?:度|°c?)?(?:[0-9]|[{CHARS}])?")
+# After a reply's reading: nothing but an approximation and a particle (38度多, 37.5左右吧).
+_ENDS_MESSAGE = re.compile("(?:多|左右|了|啊|吧|呢)*[ \\t。!?]*$")
+# A threshold is no reading: 超过38.5就吃退烧药, 高于39 (with 不到 / 以下 of ``_BELOW_*``).
+_THRESHOLD_BEFORE = ("超过", "超出", "高于", "大于", "没上", "上了")
+# A fever over for good: readings before it are of a past episode (前天38度，然后再没有发烧; 周日烧到
+# 37.7，退下去之后没有再发烧), unless it came back after it (又发烧). Only a lasting absence (没有再,
+# 再没, 一直没) counts: a fever gone since this morning (今早起来到现在也没发烧) leaves yesterday's
+# reading the one of this episode (the pediatric dev split, measured both ways).
+_RESOLVED = re.compile("没有?再(?:发烧|发热|烧)|再没有?(?:发烧|发热|烧)|一直没有?(?:发烧|发热|烧)")
+# In a past cue's sentence: the fever it dates is still going (``_onset``).
+_LASTING = re.compile("一直(?:维持|在|是|都)|还在烧|还在发烧|持续(?:发烧|发热|高烧|低烧)|又起|又烧|又发烧|又发热")
+_RETURNED = re.compile("又(?:开始)?(?:发烧|发热|烧|起来|高|升|热)|反复")
 # The §4.7 cues that say a reading is not the child's temperature now, and those that end their
 # scope (a now cue or a contrast: 上次烧到40度，现在38度 reads 38).
 _NOT_NOW = frozenset({"past", "hypothetical"})
@@ -53,6 +83,9 @@ _CLAUSE_MARK = re.compile("[,。!?;、\n]")
 # 发烧的时候 / 那时候 a few characters before the reading: a past or habitual one (…时 of §4.7).
 _PAST_WHEN = re.compile("时候|那时")
 _WHEN_REACH = 8
+# Before a reading in its clause: the child's usual temperature (平时, 一般), not one now.
+_USUAL = re.compile("(?:平时|平常|一般|通常|正常(?:是|都是|在))[^,。!?;\n]*$")
+_SENTENCE_END = re.compile("[。!?;\n]")
 # A clock time before 时候 (昨晚12点时候发烧39度, 三点的时候) dates a reading, it is not "back then".
 _CLOCK = re.compile("点的?$")
 # An upper bound is no reading: 体温一直不到37度, 发烧在38.5以下 (the child's temperature is below it).
@@ -62,13 +95,18 @@ WEIGHT_UNITS = frozenset({"公斤", "千克", "kg", "斤"})
 # A weight right after an age (十七个月男宝，12公斤): at most this many characters after it, in the same sentence.
 _WEIGHT_AFTER_AGE = 8
 _CLAUSE_OPENERS = ",;、"  # a clause of the age's sentence starts after one
-# After a weight that opens the message: nothing but an approximation and a particle.
-_WHOLE_ANSWER = re.compile("(?:左右|上下)?[吧啊呢了]?[ \t。!?]*$")
-_WEIGHT_UNIT = re.compile("[0-9.零〇一二两三四五六七八九十百千万点半 \t]*(?:公斤|千克|kg|斤)")
+# After a weight that opens the message: an approximation, a particle, and the end of its clause
+# (6斤一两，不是一直吐: the parent answers the weight first).
+_OWN_CLAUSE = re.compile("(?:左右|上下)?[吧啊呢了]?[ \t]*(?:[,。!?;\n]|$)")
+_WEIGHT_UNIT = re.compile(f"[0-9.零〇一二两三四五六七八九十百千万点半 \\t]*(?:公斤|千克|kg|斤(?:(?:{_LIANG})两)?)")
 # Before a weight: it was the birth weight (出生体重5.3斤), or it is the current one (现体重8斤,
 # 以前140斤现在126斤, 前年60公斤今年64公斤). A weight ranks birth < stated < current; a later
 # weight replaces an earlier one of a lower rank only.
-_BIRTH = ("出生", "生下来", "出生时", "刚出生")
+_BIRTH = re.compile("(?:出生|生下来|生的)(?:时|的时候)?的?(?:体重)?[ \\t,、]*$")
+_BIRTH_REACH = 10
+# Before a weight without 体重: a change (体重增加一斤半, 长了2斤, 瘦了3斤), not a weight.
+_CHANGE = ("增加了", "增加", "增长了", "增长", "长了", "涨了", "重了", "胖了", "瘦了", "减了", "轻了", "掉了", "少了",
+           "多了", "减少了", "下降了", "长", "涨")
 _CURRENT = re.compile("(?:现在|目前|如今|今年|现)(?:我|是|有|已经|已|才|只有|体重)*[ \t]*$")
 BIRTH_RANK, STATED_RANK, CURRENT_RANK = 0, 1, 2
 _WRITER_RANKS = 3  # a writer's weight with a patient word after it ranks this much lower
@@ -76,13 +114,19 @@ _WRITER_RANKS = 3  # a writer's weight with a patient word after it ranks this m
 # Unit tails (after a number at the match start): 30斤重, 1.2米, 38.5度.
 TAILS = {
     "wt2": "(?P<wt2_u>公斤|千克|kg(?![a-z])|斤)(?=重)",
+    # 六斤一两, 7斤4两: a weight in 斤 and 两 (a tenth of a 斤).
+    "jl": f"(?P<jl_u>斤)(?P<jl_n>{_LIANG})两",
     "metre": f"(?P<metre_u>{METRE}|m(?![a-z0-9]))(?P<metre_t>{_METRE_TAIL})?",
     # 38.5度, 39℃, 38°, and 36度4 / 三十八度五 (a tenth said after 度).
-    "temp": f"(?P<temp_u>度|°c?)(?P<temp_t>[0-9](?![0-9.])|[一二三四五六七八九](?![{CHARS}]))?",
+    # 三十九度二三 is 39.2 to 39.3: the higher tenth counts.
+    "temp": f"(?P<temp_u>度|°c?)(?P<temp_t>[0-9](?![0-9.])|[一二三四五六七八九][二三四五六七八九]?(?![{CHARS}]))?",
 }
 # Context-led branches (first characters, body): 体重30斤, 身高120.
 LED = {
-    "wt": ("体重", led("体重", "重") + FILL + number("wt") + "[ \\t]*(?P<wt_u>公斤|千克|kg(?![a-z])|斤)"),
+    "wt": (
+        "体重",
+        led("体重", "重") + FILL + number("wt") + f"[ \\t]*(?P<wt_u>公斤|千克|kg(?![a-z])|斤)(?:(?<=斤)(?P<wt_l>{_LIANG})两)?",
+    ),
     "ht": (
         "身",
         f"(?<=身)高{FILL}(?P<ht_n>{NUM})[ \\t]*(?:(?P<ht_u>厘米|公分|cm(?![a-z]))"
@@ -102,10 +146,15 @@ def on_temperature(m: re.Match[str], d: Draft) -> None:
     if tenth:  # 36度4 is 36.4
         if isinstance(quantity["value"], float):
             return
+        if len(tenth) == 2:  # 三十九度二三: two tenths in a row, the higher one; 度五八 is no reading
+            low, high = parse_number(tenth[0]), parse_number(tenth[1])
+            if low is None or high != low + 1:
+                return
+            tenth = tenth[1]
         quantity["value"] = float(f"{quantity['value']}.{parse_number(tenth)}")
         quantity["raw"] = d.cased[start : m.end("temp_t")]
     value = float(quantity["value"])
-    if not _TEMPERATURE[0] <= value <= _TEMPERATURE[1] or d.others(start) or _below(d.text, start, m.end()):
+    if not in_range(value) or d.others(start) or _below(d.text, start, m.end()) or not _body_range(d.text, start, m.end()):
         return
     words = d.temperature_words
     index = bisect_left(words, start, key=START)
@@ -113,6 +162,38 @@ def on_temperature(m: re.Match[str], d: Draft) -> None:
         index < len(words) and d.same_sentence(m.end(), words[index].start)
     ):
         d.readings[start] = value
+    else:
+        d.replies[start] = value  # 39度, 昨天才正常36度: ``reply_readings`` decides
+
+
+def in_range(value: float) -> bool:
+    return _TEMPERATURE[0] <= value <= _TEMPERATURE[1]
+
+
+def _body_range(text: str, start: int, end: int) -> bool:
+    """Not one end of a range whose other end is no body temperature (40度-45度 of bath water)."""
+    after = _RANGE_END.match(text, end)
+    before = _RANGE_START.search(text, max(0, start - 12), start)
+    return all(m is None or in_range(float(m.group("n"))) for m in (after, before))
+
+
+def reply_readings(d: Draft, analytes: list[Hit]) -> None:
+    """Readings without a temperature word right before them (``REPLY_LENGTH``): the candidates the
+    scan kept in ``Draft.replies`` that open the message, or end a short one without a temperature
+    word, unless they are a bound (超过38.5, 38.5以下) or follow a lab word (白蛋白38.5)."""
+    text = d.text
+    short = len(text) <= REPLY_LENGTH and not d.temperature_words
+    for start, value in d.replies.items():
+        reading = _READING.match(text, start)
+        end = reading.end() if reading else start
+        if not (_REPLY_OPENING.fullmatch(text, 0, start) or (short and _ENDS_MESSAGE.match(text, end))):
+            continue
+        if text.endswith(_THRESHOLD_BEFORE, 0, start) or _below(text, start, end) or not _body_range(text, start, end):
+            continue
+        if any(h.end <= start <= h.end + 3 for h in analytes):
+            continue
+        d.readings[start] = value
+        d.replied.add(start)
 
 
 def unitless_readings(d: Draft) -> None:
@@ -130,8 +211,15 @@ def unitless_readings(d: Draft) -> None:
             continue
         for group in ("n", "n2"):
             value = parse_number(m.group(group)) if m.group(group) else None
-            if value is not None and _TEMPERATURE[0] <= value <= _TEMPERATURE[1] and not _below(text, m.start(group), m.end(group)):
+            if value is not None and in_range(value) and not _below(text, m.start(group), m.end(group)):
                 d.readings[m.start(group)] = float(value)
+        end = m.end()
+        for _ in range(_LISTED_MAX):  # 体温37.6，37.7
+            listed = _LISTED.match(text, end)
+            if listed is None or not in_range(reading := float(listed.group("n"))):
+                break
+            d.readings[listed.start("n")] = reading
+            end = listed.end()
 
 
 def _below(text: str, start: int, end: int) -> bool:
@@ -150,6 +238,7 @@ def temperature(d: Draft, cues: Callable[[str], Hits], patterns: tuple[tuple[re.
     if not d.readings:
         return None
     text = d.text
+    over = _over(text, min(d.readings))
     found = [h for h in cues(text).group("ctx") if h.payload.direction == "before" and h.payload.kind in _TIME_CUES]
     for pattern, cue in patterns:  # N天前, 两周前: §4.7's cue patterns
         if cue.direction == "before" and cue.kind in _TIME_CUES:
@@ -157,14 +246,22 @@ def temperature(d: Draft, cues: Callable[[str], Hits], patterns: tuple[tuple[re.
     found.sort(key=START)
     best: float | None = None
     for start, value in d.readings.items():
+        if start < over:
+            continue
         index = bisect_left(found, start, key=START)
         cue = found[index - 1] if index else None
         if cue is not None and cue.payload.kind in _NOT_NOW and d.same_sentence(cue.end, start) and (
             cue.payload.kind == "hypothetical" and cue.payload.scope != "clause"
-            or _CLAUSE_MARK.search(text, cue.end, start) is None
-            or cue.payload.kind == "past" and not _onset(text, cue.end)
+            or cue.payload.kind == "past" and not _lasting(d, cue.end) and (
+                _CLAUSE_MARK.search(text, cue.end, start) is None or not _onset(text, cue.end)
+            )
+            or cue.payload.kind == "hypothetical" and _CLAUSE_MARK.search(text, cue.end, start) is None
         ):
             continue
+        if _USUAL.search(text, max(0, start - _WHEN_REACH), start):
+            continue  # 平时体温36.5, 一般在37.5左右: the usual temperature, not a reading now
+        if start in d.replied and _past_after(text, start, found):
+            continue  # 38.3那是前天: a reply dated after its reading
         when = _PAST_WHEN.search(text, max(0, start - _WHEN_REACH), start)
         if when is not None and not _CLOCK.search(text, max(0, when.start() - 2), when.start()) and d.same_sentence(
             max(0, start - _WHEN_REACH), start
@@ -174,12 +271,39 @@ def temperature(d: Draft, cues: Callable[[str], Hits], patterns: tuple[tuple[re.
     return best
 
 
+def _over(text: str, first: int) -> int:
+    """Where the last statement that the fever is over ends (``_RESOLVED``), when nothing says it
+    came back after it; -1 otherwise. One search from the first reading on: the text before it
+    cannot end a fever that no reading has shown yet."""
+    end = -1
+    for m in _RESOLVED.finditer(text, first):
+        end = m.end()
+    if end != -1 and _RETURNED.search(text, end):
+        return -1
+    return end
+
+
+def _past_after(text: str, start: int, cues: list[Hit]) -> bool:
+    """A past cue after the reading in its sentence (38.3那是前天, 38.5，上周的)."""
+    index = bisect_left(cues, start, key=START)
+    return any(
+        cue.payload.kind == "past" and _SENTENCE_END.search(text, start, cue.start) is None for cue in cues[index:]
+    )
+
+
 def _onset(text: str, end: int) -> bool:
     """开始 in the past cue's clause (前天晚上开始发烧, 两天前开始咳嗽): the current illness began then,
     and the readings after that clause are of it; without it (前天发烧，最高40度) the cue's event is
     over and covers its whole sentence."""
     mark = _CLAUSE_MARK.search(text, end)
     return text.find("开始", end, mark.start() if mark else len(text)) != -1
+
+
+def _lasting(d: Draft, end: int) -> bool:
+    """The past cue's sentence goes on to say the fever lasts (前天晚上发烧38.5左右，吃退烧药后一直维持
+    在38度以下; 前两天37度5 … 可没多久又起了): every reading of the sentence is of this episode."""
+    lasting = _LASTING.search(d.text, end)
+    return lasting is not None and d.same_sentence(end, lasting.start())
 
 
 def on_weight(m: re.Match[str], d: Draft) -> None:
@@ -191,13 +315,39 @@ def on_weight(m: re.Match[str], d: Draft) -> None:
         quantity, unit = d.quantity(m, m.start(), m.start("e"), "wt2_u"), m.group("wt2_u")
     if quantity is not None:
         start = m.start()
-        if d.text.endswith(_BIRTH, 0, start):
+        value = quantity["value"] + (_liang(m, d, "wt_l") if m.lastgroup == "wt" else 0)
+        if _BIRTH.search(d.text, max(0, start - _BIRTH_REACH), start):
             rank = BIRTH_RANK
         elif _CURRENT.search(d.text, max(0, start - 8), start):
             rank = CURRENT_RANK
         else:
             rank = STATED_RANK
-        set_weight(d, start, quantity["value"], unit, rank)
+        set_weight(d, start, value, unit, rank)
+
+
+def _liang(m: re.Match[str], d: Draft, group: str) -> float:
+    """The 两 after a weight in 斤 (体重7斤4两), in 斤, recorded as a number of its own; 0 when none."""
+    start = m.start(group)
+    if start < 0:
+        return 0
+    quantity = d.quantity(m, start, m.end(group))
+    if quantity is None:
+        return 0
+    quantity["unit"], quantity["raw"] = "两", d.cased[start : m.end(group) + 1]
+    return quantity["value"] / 10
+
+
+def on_jin_liang(m: re.Match[str], d: Draft) -> None:
+    """六斤一两: a body weight where one may stand (``bare_weight``), or a food's portion (一斤二两猪肉)."""
+    start = m.start()
+    jin = d.quantity(m, start, m.start("e"), "jl_u")
+    liang = _liang(m, d, "jl_n")
+    if jin is None or not liang:
+        return
+    if food_in_clause(d, m):
+        d.measures.extend((len(d.numbers) - 2, len(d.numbers) - 1))
+        return
+    bare_weight(d, start, jin["value"] + liang, "斤")
 
 
 def on_height(m: re.Match[str], d: Draft) -> None:
@@ -237,8 +387,8 @@ def _unit_end(text: str, start: int) -> int:
 def set_weight(d: Draft, start: int, value: float, unit: str, rank: int) -> None:
     """The first weight of the highest rank: 出生体重5.3斤，现体重8斤 is 4 kg. The writer's own
     weight with a patient word after it ranks below every weight of the patient's."""
-    if d.weight is not None and rank <= d.weight_rank:
-        return
+    if rank == BIRTH_RANK or (d.weight is not None and rank <= d.weight_rank):
+        return  # a birth weight is a past value (SPEC §4.4 revision 2): it never fills
     if d.subjects is None:  # everything is the patient's
         d.weight, d.weight_rank = round(float(value * (0.5 if unit == "斤" else 1)), 2), rank
         return
@@ -252,10 +402,15 @@ def set_weight(d: Draft, start: int, value: float, unit: str, rank: int) -> None
 def bare_weight(d: Draft, start: int, value: float, unit: str) -> None:
     """A weight without 体重: said as the current one (现在150斤), a few characters after the age in
     its sentence (十七个月男宝，12公斤), or opening a clause after the age's (宝宝17个月，不爱吃饭，22斤)."""
-    if _CURRENT.search(d.text, max(0, start - 8), start):
+    text = d.text
+    if text.endswith(_CHANGE, 0, start):
+        return  # 体重增加一斤半: how much it changed
+    if _BIRTH.search(text, max(0, start - _BIRTH_REACH), start):
+        set_weight(d, start, value, unit, BIRTH_RANK)
+    elif _CURRENT.search(text, max(0, start - 8), start):
         set_weight(d, start, value, unit, CURRENT_RANK)
-    elif start == 0 and _WHOLE_ANSWER.match(d.text, _unit_end(d.text, start)):
-        set_weight(d, start, value, unit, STATED_RANK)  # 7.5公斤, 12斤左右吧: the message is the weight
+    elif start == 0 and _OWN_CLAUSE.match(text, _unit_end(text, start)):
+        set_weight(d, start, value, unit, STATED_RANK)  # 7.5公斤, 12斤左右吧: the clause is the weight
     elif d.age_end >= 0 and d.age_end <= start and d.same_sentence(d.age_end, start) and (
         start - d.age_end <= _WEIGHT_AFTER_AGE or d.text[start - 1] in _CLAUSE_OPENERS
     ):
@@ -266,6 +421,7 @@ HANDLERS: dict[str, Handler] = {
     "temp": on_temperature,
     "wt": on_weight,
     "wt2": on_weight,
+    "jl": on_jin_liang,
     "ht": on_height,
     "metre": on_metres,
 }

@@ -54,7 +54,7 @@ class Draft:
     __slots__ = ("cased", "text", "reference", "foods", "masks", "ids", "dates", "numbers", "measures",
                  "age", "weight", "height", "window", "clause_marks", "age_end", "weight_rank",
                  "subjects", "children", "last_patient", "last_other", "age_provisional", "temperature_words",
-                 "sentence_ends", "readings", "age_approximate", "age_current")
+                 "sentence_ends", "readings", "replies", "replied", "age_approximate", "age_current")
 
     def __init__(self, views: TextViews, reference: date, foods: list[Hit], masks: list[tuple[int, int]]):
         self.cased, self.text, self.reference, self.foods, self.masks = views.cased, views.text, reference, foods, masks
@@ -70,6 +70,9 @@ class Draft:
         self.window: int | None = None
         self.clause_marks: list[int] | None = None  # where the clause marks are, read on first need
         self.readings: dict[int, float] = {}  # body temperatures read, by where their number starts
+        # numbers that would be readings without a temperature word (body.reply_readings), by start
+        self.replies: dict[int, float] = {}
+        self.replied: set[int] = set()  # the readings body.reply_readings took from ``replies``
         self.age_end = -1  # where the age read ends: a weight may follow it without 体重
         self.weight_rank = 0  # of the weight read: body.BIRTH_RANK, read only once a weight is set
         # (start, whose: PATIENT, OTHER or WRITER) of every subject word, in text order; None

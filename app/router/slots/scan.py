@@ -64,10 +64,10 @@ _BASE_UNITS = (
     "升", "厘米", "公分", "毫米", "碗", "勺", "汤匙", "茶匙", "杯", "片", "块", "根", "盒", "袋", "包", "瓶", "粒",
     "颗", "只", "条", "份", "口", "千卡", "大卡", "卡",
 )
-_TERM, _PAYLOAD = attrgetter("term"), attrgetter("payload")
+_TERM, _PAYLOAD, _START = attrgetter("term"), attrgetter("payload"), attrgetter("start")
 # Where each family's branches sit among the others: at one position, the first branch that fits
 # wins (a date before a plain number, an age in months before a portion of 个).
-_TAIL_ORDER = ("md", "ago", "wsuf", "msum", "yweek", "kage", "amon", "lage", "age", "wt2", "mid", "metre", "temp", "q")
+_TAIL_ORDER = ("md", "ago", "wsuf", "msum", "msub", "yweek", "kage", "amon", "lage", "age", "wt2", "jl", "mid", "metre", "temp", "q")
 _LED_ORDER = ("pid", "num", "win", "mage", "yage", "kid", "born", "full", "now", "wt", "ht", "rel")
 
 
@@ -197,6 +197,9 @@ class SlotExtractor:
     def __init__(self, policy: Policy) -> None:
         slots = policy.slots
         self._measure_units = frozenset(slots.measure_units)
+        # Child words that are also other-person words (侄子, 侄女, policy [slots] age_child_words): for
+        # slots, the child the text asks about (a red flag of theirs stays another person's, §4.7).
+        self._kin_children = frozenset(slots.age_child_words)
         self._digit_analytes = frozenset(term for term in slots.analytes if any(ch.isdigit() for ch in term))
         pattern = _pattern(set(_BASE_UNITS) | set(slots.measure_units), ages.kid_words(slots.patient_words, slots.age_child_words))
         self._scan = pattern.finditer
@@ -240,6 +243,9 @@ class SlotExtractor:
             text = draft.text = _decimals(text, analytes + hits.group("temperature") if "temperature" in hits else analytes)
         if "other" in hits or "patient" in hits:
             patients, others = hits.group("patient"), hits.group("other")
+            if others and self._kin_children:  # 我七岁的侄子: a relative's child is a child
+                patients = sorted(patients + [h for h in others if h.term in self._kin_children], key=_START)
+                others = [h for h in others if h.term not in self._kin_children]
             if patients and others:  # 朋友 inside 小朋友 is the patient word, not a friend
                 others = [h for h in others if not any(p.start <= h.start and h.end <= p.end for p in patients)]
             # 我 opening a subject word (我儿子, 我爸) is that word, not the writer.
@@ -264,6 +270,8 @@ class SlotExtractor:
                 value = (float(token) if "." in token else int(token)) if len(token) <= SHORT else parse_digits(token)
                 if value is not None and value < LIMIT and not (masks and masked(masks, start)):
                     numbers.append({"value": value, "unit": None, "raw": cased[start:stop]})
+                    if type(value) is float and 35 <= value <= 43 and not draft.others(start):
+                        draft.replies[start] = value  # 38.5 alone: body.reply_readings decides
             elif kind == quantity:  # Draft.quantity inlined; the unit always matched, 半 may follow it
                 start, stop = m.start(), m.start(number_end)
                 token = text[start:stop]
@@ -301,6 +309,9 @@ class SlotExtractor:
         temperature = None
         if draft.temperature_words:
             body.unitless_readings(draft)
+        if draft.replies:
+            body.reply_readings(draft, analytes)
+        if draft.readings:
             temperature = body.temperature(draft, self._cues, self._cue_patterns)
         meals = list(dict.fromkeys(map(_PAYLOAD, hits.group("meal"))))
         ambiguous = []
