@@ -64,8 +64,8 @@ _EVENT_AFTER = re.compile("[^,。!?;、\n]{0,4}?(?:之后|以后)")
 # Before a child's months or days: the age at a past moment (那时候他出生12天, 当时宝宝3个月).
 _PAST_MOMENT = re.compile("(?:那时候|那时|当时)[^,。!?;、\n]{0,4}$")
 # Before a child's months or days: the time spent doing something (吃了两天小儿…, 顺延了一个月孩子…),
-# not its age.
-_DURATION_VERBS = "了吃喝用服打输挂住"
+# or a day counted (第二天孩子就…), not its age.
+_DURATION_VERBS = "了吃喝用服打输挂住第"  # and 第二天孩子…: an ordinal day
 # The age a child is about to reach, less the days still to go (还有十天三个月了, 差5天满13个月).
 _TO_GO = ("还有", "还差", "差", "再过", "还剩")
 # Before N岁: the end of a past span (直到20岁, 一直到他20岁) or an age not reached yet (快五岁了): no age now.
@@ -83,9 +83,9 @@ _REACHED = ("今天刚好", "今天刚满", "今天正好", "刚刚满", "刚满
 _NOW_WORDS = re.compile("现在|目前")
 _NOW_BEFORE = re.compile("(?:现在|现已|目前)(?:已经|都|是|已|才|有)*[ \t]*$")  # 现已一岁10个月
 _ONLY = ("才", "才刚", "刚刚", "刚")
-# After a child's months or days: a window (宝宝3天以内), a date (3个月前), a lower bound read
-# elsewhere (多), or the age at a past event (孩子四个月的时候, 宝宝两个月时) — no age now.
-_NOT_NOW_AFTER = "(?!以内|之内|内|以来|前|后|多|的?时候|时(?!间)|不到)"
+# After a child's months or days: a window (宝宝3天以内), a date (3个月前, 出生20天以后), a lower
+# bound read elsewhere (多), or the age at a past event (孩子四个月的时候, 宝宝两个月时) — no age now.
+_NOT_NOW_AFTER = "(?!以内|之内|内|以来|以后|之后|前|后|多|的?时候|时(?!间)|不到)"
 # A sex written before a bare N月 / N个月 opening the message (女 20月，): a demographic line's age.
 _SEX_LEAD = re.compile("[男女](?:宝宝|宝|孩子|孩|童)?[ \t,:]*")
 # Before a bare N个月 that is the whole message: 这都六个半月了, 已经五个月了.

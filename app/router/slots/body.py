@@ -52,7 +52,7 @@ _AFTER_WORD = re.compile(
 _LISTED = re.compile("[ \\t]*[,、/][ \\t]*(?P<n>[0-9]{2}\\.[0-9])(?![0-9]|\\.[0-9]|[ \\t]*(?:天|个|小时|次|%|斤|kg|公斤))")
 _LISTED_MAX = 3
 # The other end of a range (40度-45度, 37-50度): a reading only when both ends are body temperatures.
-_RANGE_END = re.compile("[ \\t]*(?:--|-|~|到|至)[ \\t]*(?P<n>[0-9]+(?:\\.[0-9]+)?)")
+_RANGE_END = re.compile("(?:度|°c?)?[ \\t]*(?:--|-|~|到|至)[ \\t]*(?P<n>[0-9]+(?:\\.[0-9]+)?)")
 _RANGE_START = re.compile("(?<![0-9.度°])(?P<n>[0-9]+(?:\\.[0-9]+)?)(?:度|°c?)?[ \\t]*(?:--|-|~|到|至)[ \\t]*$")
 # A reading in a message without any temperature word: a short chat reply (the doctor's question,
 # 体温多少, is the context the parent answers) that ends with it (38.5, 现在有39.5了, 宝宝液下量38.4,
@@ -211,7 +211,9 @@ def unitless_readings(d: Draft) -> None:
             continue
         for group in ("n", "n2"):
             value = parse_number(m.group(group)) if m.group(group) else None
-            if value is not None and in_range(value) and not _below(text, m.start(group), m.end(group)):
+            if value is None or not in_range(value) or _below(text, m.start(group), m.end(group)):
+                continue
+            if _body_range(text, m.start(group), m.end(group)):
                 d.readings[m.start(group)] = float(value)
         end = m.end()
         for _ in range(_LISTED_MAX):  # 体温37.6，37.7
