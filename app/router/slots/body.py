@@ -65,6 +65,10 @@ _REPLY_OPENING = re.compile("(?:现在|目前|刚才|刚刚|刚|这会儿?)?(?:�
 _READING = re.compile(f"[0-9.]+[ \\t]*(?:度|°c?)?(?:[0-9]|[{CHARS}])?")
 # After a reply's reading: nothing but an approximation and a particle (38度多, 37.5左右吧).
 _ENDS_MESSAGE = re.compile("(?:多|左右|了|啊|吧|呢)*[ \\t。!?]*$")
+# Before a number with ℃ / ° in its clause: the temperature of water, a room or the weather, not the
+# child's (a number with ℃ / ° needs no fever word: 度 is also a myopia's, a liquor's, an angle's).
+_AMBIENT = re.compile("(?:水温|室温|气温|水|澡|房间|屋|天气|外面|奶温|温度计)[^,。!?;\n]*$")
+_AMBIENT_REACH = 12
 # A threshold is no reading: 超过38.5就吃退烧药, 高于39 (with 不到 / 以下 of ``_BELOW_*``).
 _THRESHOLD_BEFORE = ("超过", "超出", "高于", "大于", "没上", "上了")
 # A fever over for good: readings before it are of a past episode (前天38度，然后再没有发烧; 周日烧到
@@ -162,6 +166,12 @@ def on_temperature(m: re.Match[str], d: Draft) -> None:
         index < len(words) and d.same_sentence(m.end(), words[index].start)
     ):
         d.readings[start] = value
+    elif (
+        m.group("temp_u") != "度"
+        and not _AMBIENT.search(d.text, max(0, start - _AMBIENT_REACH), start)
+        and not d.text.endswith(_THRESHOLD_BEFORE, 0, start)
+    ):
+        d.readings[start] = value  # 持续39°以上: ℃ and ° in 35–43 are a body's (the unlabelled pool: every one)
     else:
         d.replies[start] = value  # 39度, 昨天才正常36度: ``reply_readings`` decides
 
