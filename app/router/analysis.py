@@ -14,6 +14,7 @@ from . import numerals
 from .lexicon import Hit, Hits
 from .policy import Policy, WriteTool
 from .redflags import Flag, red_flags
+from .slots import child_age
 from .text import TextViews, views
 
 # An identifier-shaped token with an underscore: how a tool name appears inside text.
@@ -52,7 +53,7 @@ def analyze(policy: Policy, raw: str, caller: str | None = None, confirmed: froz
     # Most texts have no red-flag, staging, critical or write word: ``get`` spares empty lists.
     get, get_squashed = hits.get, squashed.get
     critical = _critical_values(policy, v.text, hits) if "critical" in hits else []
-    flags = red_flags(policy.red_flags, v, hits, squashed, critical, caller)
+    flags = red_flags(policy.red_flags, v, hits, squashed, critical, caller, lambda: child_age(policy, v, hits))
     current, soft_current = _halting(policy, flags, confirmed) if flags else ([], [])
     staging = _terms(get("staging"), get_squashed("staging"))
     writes = _writes(policy, v.text, hits, squashed) if "write" in hits or "write" in squashed or "_" in v.text else []

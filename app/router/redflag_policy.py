@@ -263,7 +263,7 @@ class InfantFever:
     max_celsius: float
     max_age_days: int
     temperature: re.Pattern[str]
-    age: re.Pattern[str]
+    newborn: re.Pattern[str]
     fever_word: re.Pattern[str]  # a fever said without a number (新生儿发烧, 摸着很烫)
 
 
@@ -299,7 +299,6 @@ def compile_rules(p0: P0Entry, context: ContextEntry) -> RedFlagRules:
             starts.setdefault(ch, []).append(compiled)
     firsts = "".join(sorted(starts))
     fever = p0.infant_fever
-    child = "|".join(re.escape(fold(w)) for w in sorted(fever.child_words, key=len, reverse=True))
     # SPEC §4.4 revision 2 temperatures: 38.5 / 三十八度五 / 38° / 38度5 after a temperature or fever
     # word (a short gap in the clause; spaces as the squashed view drops them: 体温 38.5 ℃); with no
     # unit the number must not be a count (发烧40多小时, 烧了3天).
@@ -308,21 +307,9 @@ def compile_rules(p0: P0Entry, context: ContextEntry) -> RedFlagRules:
         f"(?<![0-9.])(?P<t>[34][0-9](?:\\.[0-9])?|[三四]十[{_CN}]?(?:点[{_CN}])?)"
         f"(?:\\s?(?:度|℃|°c?)(?P<tenth>[{_CN[1:]}])?|(?![0-9.]|\\s?[多个小分天周年岁次月号日点斤公kg]))"
     )
-    number = f"[0-9]{{1,3}}|[{_CN}]{{1,4}}"
-    # The fine print's infant ages: 出生N天, N天大, N天的 + child, child + N天, N个月大 / N个月的 + child,
-    # 新生儿, 未满月 / 刚满月 / 没满月 / 不到满月; and (revision 2, read as §4.4 revision 2 reads ages)
-    # child + N个月 (宝宝2个月), N个多月 / N个半月 / N天 at a message's or clause's start (两个多月,
-    # 一个半月, 四十天), 满月, 刚出生. 一天大概 is not an age; 发烧两个多月 (mid-clause) is a duration.
-    age = re.compile(
-        f"出生(?:后)?\\s?(?P<d1>{number})\\s?天"
-        f"|(?P<d2>{number})\\s?天(?:大(?![概约便量小半部多致])|的(?:{child}))"
-        f"|(?:{child})\\s?(?P<d3>{number})\\s?天(?![前后内以里])"
-        f"|(?P<m>{number})\\s?个(?:多)?月(?:大|的(?:{child}))"
-        f"|(?:{child})\\s?(?P<m2>{number})\\s?个(?:多|半)?月(?![前后内以里])"
-        f"|(?:^|(?<=[，。！？；,!?;\\n]))(?:(?P<m3>{number})个(?:多|半)?月|(?P<d4>{number})天)"
-        f"(?=[，。！？；,!?;\\s]|的|大(?![概约便量小半部多致])|{child})"
-        f"|(?P<newborn>新生儿|未满月|刚满月|没满月|不到满月|(?<![未没刚到])满月(?![酒宴照])|刚出生)"
-    )
+    # The infant's age is the slot readers' (redflags._young_infant, SPEC §4.4); only the words that
+    # say "newborn" without an age are read here: 新生儿, 未满月 / 没满月 / 不到满月, 刚满月, 满月, 刚出生.
+    newborn = re.compile("新生儿|未满月|刚满月|没满月|不到满月|(?<![未没刚到])满月(?![酒宴照])|刚出生")
     fever_word = re.compile("发烧|发热|发高烧|高烧|低烧|烧起来|发烫|很烫|滚烫|烫手|体温高|体温偏高")
     kid = "|".join(re.escape(fold(w)) for w in sorted(context.patient_words, key=len, reverse=True))
     time_words = [fold(w) for e in context.cues if e.kind in ("now", "past", "now_clause", "ongoing") and e.direction == "before"
@@ -353,7 +340,7 @@ def compile_rules(p0: P0Entry, context: ContextEntry) -> RedFlagRules:
         time_opening=re.compile(time_opening) if time_opening else None,
         blood_pressure=_blood_pressure(p0.blood_pressure, kid) if p0.blood_pressure else None,
         infant_fever=InfantFever(fever.concept, fever.name, fever.min_celsius, fever.max_celsius, fever.max_age_days,
-                                 temperature, age, fever_word),
+                                 temperature, newborn, fever_word),
         context=ContextRules(
             lexicon=Lexicon({"ctx": cues}),
             patterns=tuple(cue_patterns),

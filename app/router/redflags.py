@@ -8,7 +8,7 @@ mention's context is read on the same text. ``context.contexts`` then gives each
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 from . import numerals
 from .context import Mention, contexts
@@ -35,9 +35,11 @@ def red_flags(
     squashed: Hits,
     critical: list[tuple[int, int, int]],
     caller: str | None,
+    age: Callable[[], float | None],
 ) -> list[Flag]:
     """Every mention in text order with its context; ``critical`` holds the critical values found
-    on the text view as (start, end, rule index)."""
+    on the text view as (start, end, rule index); ``age`` reads the child's age in years (the slot
+    readers', asked only when an infant's fever may be there)."""
     text = v.text
     terms = _terms(hits.get("p0"))
     if squashed is hits:
@@ -51,7 +53,7 @@ def red_flags(
         rule = rules.critical_values[index]
         extra.append(_as_mention(Mention, (start, end, rule.name, rule.concept)))
     if "度" in text or "烧" in text or "热" in text or "烫" in text or "温" in text or "℃" in text or "°" in text:
-        extra += _infant_fever(rules, text)
+        extra += _infant_fever(rules, text, age)
     if rules.blood_pressure is not None and ("压" in text or "bp" in text):
         extra += _blood_pressure(rules.blood_pressure, text)
     if extra:
@@ -135,7 +137,7 @@ def _longest(mentions: list[Mention]) -> list[Mention]:
     return kept
 
 
-def _infant_fever(rules: RedFlagRules, text: str) -> list[Mention]:
+def _infant_fever(rules: RedFlagRules, text: str, age: Callable[[], float | None]) -> list[Mention]:
     """In a text that states an age under the limit: every temperature at or above the threshold,
     each a mention of its own (a past reading does not hide today's), or — when the text gives no
     temperature at all — every fever word (新生儿发烧, 摸着很烫: any fever under three months is a
@@ -155,27 +157,18 @@ def _infant_fever(rules: RedFlagRules, text: str) -> list[Mention]:
     if not hot and not any_reading:
         hot = [Mention(m.start(), m.end(), fever.name, fever.concept) for m in fever.fever_word.finditer(text)]
     # The age last: its pattern is the slowest, and most texts have no hot reading or fever word.
-    return hot if hot and _young_infant(fever, text) else []
+    return hot if hot and _young_infant(fever, text, age) else []
 
 
-def _young_infant(fever: InfantFever, text: str) -> bool:
-    if "天" not in text and "月" not in text and "生" not in text:
-        return False  # every age form holds one of these; the pattern tries every position
-    for m in fever.age.finditer(text):
-        if m.group("newborn"):
-            return True
-        days = m.group("d1") or m.group("d2") or m.group("d3") or m.group("d4")
-        months = m.group("m") or m.group("m2") or m.group("m3")
-        value = numerals.parse_number(days or months or "")
-        if value is None:
-            continue
-        if months and "半" in m.group():
-            value += 0.5
-        if m.group("d4") and value < 10:
-            continue  # 三天，… at a clause start is more often how long than how old
-        if (value if days else value * 30) < fever.max_age_days:
-            return True
-    return False
+def _young_infant(fever: InfantFever, text: str, age: Callable[[], float | None]) -> bool:
+    """A newborn word (新生儿, 未满月, 刚出生), or an age under the limit as the slot readers read it
+    (出生10天, 宝宝2个月, 俩个月, 还有十天三个月了; not 一周两个月 = 1 year 2 months)."""
+    if fever.newborn.search(text):
+        return True
+    if "天" not in text and "月" not in text and "周" not in text and "星" not in text and "礼" not in text:
+        return False  # every age under a year holds one of these: the slot scan is spared
+    years = age()
+    return years is not None and years * 365 < fever.max_age_days
 
 
 def _blood_pressure(bp: BloodPressure, text: str) -> list[Mention]:

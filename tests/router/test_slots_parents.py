@@ -314,6 +314,8 @@ FORMS_2 = [
     ("了 before the months, then a child word", "推迟了一个月宝宝才出牙", {"age_years": None}),
     ("N个月 before a child word stays an age", "五个月宝宝出牙早吗", {"age_years": 0.42}),
     ("an ordinal day before a child word is no age", "第三天孩子就不咳了", {"age_years": None}),
+    ("a time before a child word is no age", "这两天孩子老揉眼睛", {"age_years": None}),
+    ("the day before an event, then a child word, is no age", "打针前一天孩子吐了", {"age_years": None}),
     ("days after 出生 then 以后 date an event", "出生10天以后开始吐奶", {"age_years": None}),
     ("大 of another word after the days is no age", "这两天大人也咳嗽", {"age_years": None}),
     ("大 + a particle after the days is an age", "他才20天大啊", {"age_years": 0.05}),

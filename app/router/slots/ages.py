@@ -63,9 +63,9 @@ _PAST_AGE_BEFORE = re.compile("(?:去年|前年|那年|自从|从|(?<![现实正
 _EVENT_AFTER = re.compile("[^,。!?;、\n]{0,4}?(?:之后|以后)")
 # Before a child's months or days: the age at a past moment (那时候他出生12天, 当时宝宝3个月).
 _PAST_MOMENT = re.compile("(?:那时候|那时|当时)[^,。!?;、\n]{0,4}$")
-# Before a child's months or days: the time spent doing something (吃了两天小儿…, 顺延了一个月孩子…),
-# or a day counted (第二天孩子就…), not its age.
-_DURATION_VERBS = "了吃喝用服打输挂住第"  # and 第二天孩子…: an ordinal day
+# Before a span then a child word: the time spent doing something (吃了两天小儿…, 顺延了一个月孩子…),
+# a day counted (第二天孩子就…) or a time (这两天孩子咳嗽, 发烧前一天孩子…), not the child's age.
+_NOT_AGE_BEFORE = "了吃喝用服打输挂住第这那前后头近"
 # The age a child is about to reach, less the days still to go (还有十天三个月了, 差5天满13个月).
 _TO_GO = ("还有", "还差", "差", "再过", "还剩")
 # Before N岁: the end of a past span (直到20岁, 一直到他20岁) or an age not reached yet (快五岁了): no age now.
@@ -218,8 +218,8 @@ def on_age_span(m: re.Match[str], d: Draft) -> None:
     if quantity is None:
         return
     start = m.start()
-    if kind == "kage" and start and d.text[start - 1] in _DURATION_VERBS:
-        return  # 吃了两天小儿氨酚…, 顺延了一个月孩子…: how long, not how old
+    if kind == "kage" and start and d.text[start - 1] in _NOT_AGE_BEFORE:
+        return  # 吃了两天小儿氨酚…, 这两天孩子…: how long or when, not how old
     if _PAST_MOMENT.search(d.text, max(0, start - 8), start):
         return  # 那时候他出生12天: the age back then
     if kind == "kid" and m.start("kid_free") >= 0 and not (

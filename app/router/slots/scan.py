@@ -230,6 +230,11 @@ class SlotExtractor:
             table[groups[kind]] = handler
         self._groups = (tuple(table), groups["bare"], groups["q"], groups["e"], groups["q_u"], groups["q_h"])
 
+    def age(self, views: TextViews, hits: Hits) -> float | None:
+        """The child's age in years as ``extract`` reads it: the one reader of ages, which the red
+        flags ask too (an infant's fever, SPEC §3.5). The date only resolves dates, never an age."""
+        return self.extract(views, hits, _ANY_DAY, "").age_years
+
     def extract(self, views: TextViews, hits: Hits, reference_date: date, policy_version: str) -> SlotsResult:
         analytes = hits.group("analyte")
         if analytes and "medicine" in hits:
@@ -376,5 +381,6 @@ def _decimals(text: str, analytes: list[Hit]) -> str:
 
 
 _build_result = builder(SlotsResult)
+_ANY_DAY = date(2000, 1, 1)
 _DECIMAL_HINT = re.compile("[0-9][。,][0-9]")  # where ``_decimals`` could change anything at all
 _COMMA_DECIMAL = re.compile("[ :=是为在到]{0,2}[0-9]{1,2}(,)[0-9]{1,2}(?![0-9.,天个次岁周月年号日点])")
