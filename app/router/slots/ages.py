@@ -32,14 +32,14 @@ from .draft import NUM, Draft, Handler, led, number
 # 个多月 / 多个月 / 多天 / 几天 are lower bounds (五个多月 → 5 months, 20多天 and 二十几天 → 20 days,
 # approximate), and so
 # is a child's 个月多 (宝宝11个月多; 11个月多少斤 is a question, no age).
-_APPROXIMATE_SPANS = frozenset({"个多月", "多个月", "多天", "几天"})
+_APPROXIMATE_SPANS = frozenset({"个多月", "多个月", "个月多", "多天", "几天"})
 # 大 after an age (3天大, 3个月大的宝宝) but not the word it opens (一天大便, 这两天大脑): only before
 # what may follow "so old" — a particle, a clause end, a child word.
 _OLD = "大(?=[的了啦呢吧呀啊哦嘛,。!?;、 \\t\\n)宝男女孩儿婴]|$)"
-_AGE_SPAN = "个半月|个月半|个多月|多个月|个月|多天|几天|天|周(?!岁)|个?星期|个?礼拜"
+_AGE_SPAN = "个半月|个月半|个多月|多个月|个月多(?!少)|个月|多天|几天|天|周(?!岁)|个?星期|个?礼拜"
 # N个半月, N个月半 and (before a child word) N月半 are N.5 months.
 _HALF_SPANS = ("个半月", "个月半", "月半")
-_YEARS_PER = {"个月": 1 / 12, "个多月": 1 / 12, "多个月": 1 / 12, "天": 1 / 365, "多天": 1 / 365, "几天": 1 / 365, "周": 7 / 365, "星期": 7 / 365, "个星期": 7 / 365,
+_YEARS_PER = {"个月": 1 / 12, "个多月": 1 / 12, "多个月": 1 / 12, "个月多": 1 / 12, "天": 1 / 365, "多天": 1 / 365, "几天": 1 / 365, "周": 7 / 365, "星期": 7 / 365, "个星期": 7 / 365,
               "礼拜": 7 / 365, "个礼拜": 7 / 365}
 # Days and months add up (三个月零八天, 一个月加十天): a month counts 30.4 days, a year 365 (SPEC §4.4).
 _DAYS_PER_MONTH = 30.4
@@ -88,8 +88,11 @@ _ONLY = ("才", "才刚", "刚刚", "刚")
 _NOT_NOW_AFTER = "(?!以内|之内|内|以来|以后|之后|前|后|多|的?时候|时(?!间)|不到)"
 # A sex written before a bare N月 / N个月 opening the message (女 20月，): a demographic line's age.
 _SEX_LEAD = re.compile("[男女](?:宝宝|宝|孩子|孩|童)?[ \t,:]*")
-# Before a bare N个月 that is the whole message: 这都六个半月了, 已经五个月了.
-_MONTHS_LEAD = re.compile("(?:这|那)?(?:都|已经|已|现在|目前|才|有)+")
+# Before a bare N个月 that ends its clause: at the message's start 这都六个半月了, 是的四个多月 (a
+# reply); inside a message only 才 / 刚 (因为太小，才四个月) — 已经两个月了 there is how long.
+_MONTHS_LEAD = re.compile("(?:是的|是|嗯|对)?(?:这|那)?(?:都|已经|已|现在|目前|才|刚刚|刚|有)*")
+_MONTHS_LEAD_INSIDE = re.compile("才|刚刚|刚")
+_LEAD_REACH = 6
 
 
 def kid_words(patient_words: tuple[str, ...], age_words: tuple[str, ...]) -> tuple[str, ...]:
@@ -147,7 +150,7 @@ def led_branches(kid_words: tuple[str, ...]) -> dict[str, tuple[str, str]]:
         "kid": (
             "".join(dict.fromkeys(w[0] for w in kid_words)),
             led(*kid_words)
-            + "[男女]?(?:[,、][ \\t]*)?(?:现在|目前|今年|今天|已经|刚刚|刚好|刚满|刚|才|已|满|有|是|第)*[ \\t]*"
+            + "[男女]?(?:[,、][ \\t]*)?(?:现在|目前|今年|今天|已经|刚刚|刚好|刚满|刚|才|已|满|有|是|第|都)*[ \\t]*"
             + number("kid")
             + "[ \\t]*(?:(?P<kid_u>个半月|个月半|个多月|个月)(?P<kid_more>(?<=个月)多(?!少))?" + _PLUS_DAYS.format("kid")
             + f"|(?P<kid_d>[多几]?天|周(?!岁)|个?星期)(?:(?=了?(?:{_OLD}|的|[,。!?;、\\n ]|$))|(?P<kid_free>(?<=天))))"
@@ -288,9 +291,19 @@ def on_leading_age(m: re.Match[str], d: Draft) -> None:
     if (
         start == 0
         or text[start - 1] in _CLAUSE_OPENERS
-        or (span != "天" and whole and _MONTHS_LEAD.fullmatch(text, 0, start) and _WHOLE_DAYS.match(text, m.end()))
+        or (span != "天" and whole and _led_clause(text, start))
     ):
         d.set_age(start, m.end(), quantity["value"] * _YEARS_PER[span], approximate=span == "个多月")
+
+
+def _led_clause(text: str, start: int) -> bool:
+    """Only lead words (``_MONTHS_LEAD``, ``_MONTHS_LEAD_INSIDE``) between the clause's start and ``start``."""
+    opening = start
+    while opening > 0 and start - opening < _LEAD_REACH and text[opening - 1] not in _CLAUSE_OPENERS:
+        opening -= 1
+    if opening == 0:
+        return _MONTHS_LEAD.fullmatch(text, 0, start) is not None
+    return text[opening - 1] in _CLAUSE_OPENERS and _MONTHS_LEAD_INSIDE.fullmatch(text, opening, start) is not None
 
 
 def _reached(text: str, start: int) -> str | None:
