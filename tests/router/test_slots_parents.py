@@ -367,6 +367,11 @@ FORMS_2 = [
     ("a fever back after the absence keeps them", "周一烧到38.6，后来没再发烧，今天又发烧了", {"temperature_c": 38.6}),
     ("the usual temperature is no reading", "平时体温36.3", {"temperature_c": None}),
     ("a reading now stays", "刚才体温36.3", {"temperature_c": 36.3}),
+    ("a reading just taken needs no fever word before it", "一小时前量的38.7", {"temperature_c": 38.7}),
+    ("an amount before 量的 is no reading", "今天奶量的40左右", {"temperature_c": None}),
+    ("体温有点高 before the number", "体温有点高37.4", {"temperature_c": 37.4}),
+    ("the peak of this fever is no past 时候", "最高的时候烧到39.1", {"temperature_c": 39.1}),
+    ("a reply in Chinese numerals ends the message", "昨晚三十八度六。", {"temperature_c": 38.6}),
 ]
 
 ROWS = AGES + WEIGHTS + TEMPERATURES + OTHER_PEOPLE + SALTS_AND_DECIMALS + TEMPERATURES_2 + AGES_2 + DEV_MISSES + FORMS_2

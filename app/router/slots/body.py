@@ -40,14 +40,17 @@ _NOT_WEIGHT = frozenset("严加过超偏较沉")
 _TEMPERATURE = (35.0, 43.0)
 # Right after a temperature word, a number needs no unit: 烧到38.6, 体温：38, 最高三十九点二.
 # Between them: a colon, a comma (发烧，38.5), 是 / 到 / 一下 / 一次 (量了一次37.3), 一直 / 只有 / 还是
-# (体温只有35.6, 体温一直35.1-35.5之间), a verb of rising (体温升高38.8, 最高达到39); after the
+# (体温只有35.6, 体温一直35.1-35.5之间), a verb of rising (体温升高38.8, 最高达到39), 有点高 / 偏高
+# (体温有点高37.2); after the
 # number no other unit (发烧3天, 烧了38小时), and a range's upper end counts too (37.6到38.6).
 _AFTER_WORD = re.compile(
-    "[ \\t:,]*(?:一直|只有|还是|升高到|升高|升到|升至|上升到|上升|达到|高达|达|又回到|回到|是|到|至|在|为|了|有|一下|一次)?"
+    "[ \\t:,]*(?:一直|只有|还是|升高到|升高|升到|升至|上升到|上升|达到|高达|达|又回到|回到|有点高|偏高|是|到|至|在|为|了|有|一下|一次)?"
     f"[ \\t:]*(?P<n>[0-9]+(?:\\.[0-9]+)?(?![0-9]|\\.[0-9])|[{CHARS}]+)"
     f"(?:[ \\t]*(?:-|~|到|至)[ \\t]*(?P<n2>[0-9]+(?:\\.[0-9]+)?(?![0-9.])))?"
     "(?![ \\t]*(?:岁|天|个|小时|分钟|次|年|月|周|斤|公斤|kg|克|毫升|ml|号|日|点|%))"
 )
+# Before 量的 / 量得: an amount (奶量, 尿量, 剂量), not a temperature taken.
+_AMOUNT_BEFORE = frozenset("奶尿饭剂食药用水血流雨大少适容热能总含")
 # More readings listed after the first, each with a decimal (体温37.6，37.7 / 38.2、38.5).
 _LISTED = re.compile("[ \\t]*[,、/][ \\t]*(?P<n>[0-9]{2}\\.[0-9])(?![0-9]|\\.[0-9]|[ \\t]*(?:天|个|小时|次|%|斤|kg|公斤))")
 _LISTED_MAX = 3
@@ -62,7 +65,7 @@ _RANGE_START = re.compile("(?<![0-9.度°])(?P<n>[0-9]+(?:\\.[0-9]+)?)(?:度|°c
 # 今天38度，很热) it may be anything, and a text with a temperature word is read by the rules above.
 REPLY_LENGTH = 40
 _REPLY_OPENING = re.compile("(?:现在|目前|刚才|刚刚|刚|这会儿?)?(?:是|有|也是|又|还是|量的|测的)?[ \\t]*")
-_READING = re.compile(f"[0-9.]+[ \\t]*(?:度|°c?)?(?:[0-9]|[{CHARS}])?")
+_READING = re.compile(f"(?:[0-9.]+|[{CHARS}]+)[ \\t]*(?:度|°c?)?(?:[0-9]|[{CHARS}])?")
 # After a reply's reading: nothing but an approximation and a particle (38度多, 37.5左右吧).
 _ENDS_MESSAGE = re.compile("(?:多|左右|了|啊|吧|呢)*[ \\t。!?]*$")
 # Before a number with ℃ / ° in its clause: the temperature of water, a room or the weather, not the
@@ -85,7 +88,7 @@ _NOT_NOW = frozenset({"past", "hypothetical"})
 _TIME_CUES = _NOT_NOW | {"now", "contrast"}
 _CLAUSE_MARK = re.compile("[,。!?;、\n]")
 # 发烧的时候 / 那时候 a few characters before the reading: a past or habitual one (…时 of §4.7).
-_PAST_WHEN = re.compile("时候|那时")
+_PAST_WHEN = re.compile("(?<!最高的)(?<!最高)(?<!高的)时候|那时")  # not 最高的时候: the peak of this fever
 _WHEN_REACH = 8
 # Before a reading in its clause: the child's usual temperature (平时, 一般), not one now.
 _USUAL = re.compile("(?:平时|平常|一般|通常|正常(?:是|都是|在))[^,。!?;\n]*$")
@@ -211,6 +214,8 @@ def unitless_readings(d: Draft) -> None:
     no unit (SPEC §4.4 revision 2). One anchored match per temperature word."""
     text = d.text
     for word in d.temperature_words:
+        if word.term[0] == "量" and word.start and text[word.start - 1] in _AMOUNT_BEFORE:
+            continue  # 奶量的40: an amount, not a reading taken
         m = _AFTER_WORD.match(text, word.end)
         if m is None or m.start("n") in d.readings:
             continue
