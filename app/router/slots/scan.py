@@ -230,12 +230,8 @@ class SlotExtractor:
             table[groups[kind]] = handler
         self._groups = (tuple(table), groups["bare"], groups["q"], groups["e"], groups["q_u"], groups["q_h"])
 
-    def age(self, views: TextViews, hits: Hits) -> float | None:
-        """The child's age in years as ``extract`` reads it: the one reader of ages, which the red
-        flags ask too (an infant's fever, SPEC §3.5). The date only resolves dates, never an age."""
-        return self.extract(views, hits, _ANY_DAY, "").age_years
-
-    def extract(self, views: TextViews, hits: Hits, reference_date: date, policy_version: str) -> SlotsResult:
+    def _read(self, views: TextViews, hits: Hits, reference_date: date) -> tuple[Draft, list[Hit]]:
+        """The one scan: every quantity read into a ``Draft``, with the analyte words it kept."""
         analytes = hits.group("analyte")
         if analytes and "medicine" in hits:
             analytes = outside(analytes, hits.group("medicine"))
@@ -311,6 +307,16 @@ class SlotExtractor:
                 handler = handlers[kind]
                 assert handler is not None
                 handler(m, draft)
+        return draft, analytes
+
+    def age(self, views: TextViews, hits: Hits) -> float | None:
+        """The child's age in years as ``extract`` reads it: the one reader of ages, which the red
+        flags ask too (an infant's fever, SPEC §3.5). The date only resolves dates, never an age."""
+        return self._read(views, hits, _ANY_DAY)[0].age
+
+    def extract(self, views: TextViews, hits: Hits, reference_date: date, policy_version: str) -> SlotsResult:
+        draft, analytes = self._read(views, hits, reference_date)
+        foods, numbers = draft.foods, draft.numbers
         temperature = None
         if draft.temperature_words:
             body.unitless_readings(draft)
