@@ -80,7 +80,18 @@ _THRESHOLD_BEFORE = ("超过", "超出", "高于", "大于", "没上", "上了")
 # reading the one of this episode (the pediatric dev split, measured both ways).
 _RESOLVED = re.compile("没有?再(?:发烧|发热|烧)|再没有?(?:发烧|发热|烧)|一直没有?(?:发烧|发热|烧)")
 # In a past cue's sentence: the fever it dates is still going (``_onset``).
-_LASTING = re.compile("一直(?:维持|在|是|都)|还在烧|还在发烧|持续(?:发烧|发热|高烧|低烧)|又起|又烧|又发烧|又发热")
+_LASTING = re.compile(
+    "一直(?:维持|在烧|在发烧|发烧|高烧|低烧|未降|没降|不退|没退)|还在烧|还在发烧|还没退|无法退烧|持续(?:发烧|发热|高烧|低烧)|又起|又烧|又发烧|又发热"
+)
+# A day of the month written in a parent's log (10号, 27日, 7月10日, 5.18出现, 6.12下午): a reading
+# dated by one day is of a past day when the text goes on to a day two or more later (the clock rule
+# of §4.7: now ends at yesterday; 16日 39度 … 17日上午 keeps it), unless the fever is said to last
+# (``_LASTING``); a date also ends a past cue's reach (发热前两天…，6.12下午发热到39.5度).
+_DAYS_PAST = 2
+_DAY = re.compile(
+    "(?<![0-9.])(?:(?:1[0-2]|0?[1-9])月)?(?P<d>[1-3]?[0-9])[号日]"
+    "|(?<![0-9.])(?:1[0-2]|0?[1-9])\\.(?P<d2>[1-3]?[0-9])(?![0-9]|\\.[0-9])(?=[号日早晚上下中凌当今出,]|$)"
+)
 _RETURNED = re.compile("又(?:开始)?(?:发烧|发热|烧|起来|高|升|热)|反复")
 # The §4.7 cues that say a reading is not the child's temperature now, and those that end their
 # scope (a now cue or a contrast: 上次烧到40度，现在38度 reads 38).
@@ -261,12 +272,15 @@ def temperature(d: Draft, cues: Callable[[str], Hits], patterns: tuple[tuple[re.
         if cue.direction == "before" and cue.kind in _TIME_CUES:
             found += [Hit(m.start(), m.end(), m.group(), cue) for m in pattern.finditer(text)]
     found.sort(key=START)
+    days = _days(text) if "号" in text or "日" in text or "." in text else []
     best: float | None = None
     for start, value in d.readings.items():
-        if start < over:
+        if start < over or (days and _earlier_day(text, days, start)):
             continue
         index = bisect_left(found, start, key=START)
         cue = found[index - 1] if index else None
+        if days and cue is not None and any(cue.end <= at < start for at, _ in days):
+            cue = None  # a day named between the cue and the reading dates the reading anew
         if cue is not None and cue.payload.kind in _NOT_NOW and d.same_sentence(cue.end, start) and (
             cue.payload.kind == "hypothetical" and cue.payload.scope != "clause"
             or cue.payload.kind == "past" and not _lasting(d, cue.end) and (
@@ -298,6 +312,24 @@ def _over(text: str, first: int) -> int:
     if end != -1 and _RETURNED.search(text, end):
         return -1
     return end
+
+
+def _days(text: str) -> list[tuple[int, int]]:
+    """(where, day of the month) of every day named in the text (``_DAY``), in text order."""
+    return [(m.start(), int(m.group("d") or m.group("d2"))) for m in _DAY.finditer(text)]
+
+
+def _earlier_day(text: str, days: list[tuple[int, int]], start: int) -> bool:
+    """The reading's day (the last one named before it) is followed by a day ``_DAYS_PAST`` or more
+    later, and nothing after the reading says the fever lasts: 10号晚上开始发烧，最高达38.8度 …
+    12号早上退烧."""
+    index = bisect_left(days, (start, 0))
+    if index == 0:
+        return False
+    day = days[index - 1][1]
+    if not any(later - day >= _DAYS_PAST for _, later in days[index:]):
+        return False
+    return _LASTING.search(text, start) is None
 
 
 def _past_after(text: str, start: int, cues: list[Hit]) -> bool:
