@@ -81,7 +81,9 @@ PARENTS = [
     ("a consume verb with the food in the clause before -> nutrition calc", "香蕉含钾多少？能不能吃", "nutrition_calc"),
     # feeding and fluids: never unknown
     ("adding complementary food -> knowledge", "宝宝现在还能加辅食吗", "knowledge"),
-    ("water besides formula -> knowledge", "吃奶粉的话还用另外喂水吗", "knowledge"),
+    # SPEC §4.2 revision 2: "nutrition_calc when it asks whether or how much of a named food or
+    # drink" (LABELS.md: 能喂水吗 is nutrition_calc); knowledge before the feeding question was read
+    ("water besides formula -> nutrition calc", "吃奶粉的话还用另外喂水吗", "nutrition_calc"),
     ("weaning -> knowledge", "什么时候断奶比较好", "knowledge"),
     ("a named drink with a consume verb -> nutrition calc", "宝宝能喝奶粉吗", "nutrition_calc"),
     ("how much milk a day -> nutrition calc", "宝宝一天喝多少奶", "nutrition_calc"),
