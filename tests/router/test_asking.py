@@ -182,6 +182,9 @@ def test_food_bonus_ranks_but_is_never_listed(router):
         pytest.param("能吃金匮肾气丸吗", "丸", id="suffix after a name"),
         pytest.param("骨化三醇能吃吗", "骨化三醇", id="name"),
         pytest.param("能喝肾炎康复口服液吗", "口服液", id="oral liquid"),
+        pytest.param("宝宝拉肚子能吃健脾散吗", "散", id="powder after a name"),
+        pytest.param("退热栓可以用吗", "退热栓", id="suppository by name"),
+        pytest.param("可以喝抗病毒合剂吗", "合剂", id="mixture after a name"),
     ],
 )
 def test_medicine_is_listed_as_knowledge_evidence(router, text, medicine):
@@ -197,12 +200,15 @@ def test_medicine_is_listed_as_knowledge_evidence(router, text, medicine):
         pytest.param("拍片能看出肾炎吗", id="拍片 is an X-ray"),
         pytest.param("肉丸子能吃吗", id="肉丸 is a food word"),
         pytest.param("照片发给医生了，能吃吗", id="照片 is a photo"),
+        pytest.param("晚饭后去散步，回来能吃香蕉吗", id="散步 is a walk"),
+        pytest.param("穿太多不散热，能喝点酸奶吗", id="散热 is losing heat"),
+        pytest.param("血栓的病人能吃鸡蛋吗", id="血栓 is a clot"),
     ],
 )
 def test_words_with_a_suffix_that_are_no_medicine(router, text):
     r = router.classify_intent(text)
     listed = {k for c in [r] for k in c.matched_keywords}
-    assert not listed & {"片", "丸"}, r.matched_keywords
+    assert not listed & {"片", "丸", "散", "栓"}, r.matched_keywords
 
 
 @pytest.mark.parametrize("text", [pytest.param("好的谢谢", id="thanks"), pytest.param("那明天呢", id="and tomorrow?"),
