@@ -185,6 +185,7 @@ def test_food_bonus_ranks_but_is_never_listed(router):
         pytest.param("宝宝拉肚子能吃健脾散吗", "散", id="powder after a name"),
         pytest.param("退热栓可以用吗", "退热栓", id="suppository by name"),
         pytest.param("可以喝抗病毒合剂吗", "合剂", id="mixture after a name"),
+        pytest.param("宝宝能吃保和丹吗", "丹", id="pill after a name"),
     ],
 )
 def test_medicine_is_listed_as_knowledge_evidence(router, text, medicine):
@@ -203,12 +204,13 @@ def test_medicine_is_listed_as_knowledge_evidence(router, text, medicine):
         pytest.param("晚饭后去散步，回来能吃香蕉吗", id="散步 is a walk"),
         pytest.param("穿太多不散热，能喝点酸奶吗", id="散热 is losing heat"),
         pytest.param("血栓的病人能吃鸡蛋吗", id="血栓 is a clot"),
+        pytest.param("牡丹花饼孩子能吃吗", id="牡丹 is a flower"),
     ],
 )
 def test_words_with_a_suffix_that_are_no_medicine(router, text):
     r = router.classify_intent(text)
     listed = {k for c in [r] for k in c.matched_keywords}
-    assert not listed & {"片", "丸", "散", "栓"}, r.matched_keywords
+    assert not listed & {"片", "丸", "散", "栓", "丹"}, r.matched_keywords
 
 
 @pytest.mark.parametrize("text", [pytest.param("好的谢谢", id="thanks"), pytest.param("那明天呢", id="and tomorrow?"),

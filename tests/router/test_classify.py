@@ -410,6 +410,8 @@ PARENT_FAMILIES = [
     ("tests: a positive mycoplasma test -> lab result", "支原体阳性要紧吗", "lab_result"),
     ("tests: mycoplasma pneumonia in the story, no reading -> knowledge", "去年得过支原体肺炎，最近10天又咳", "knowledge"),
     ("tests: preparing for an ultrasound -> knowledge", "宝宝做彩超前要空腹吗", "knowledge"),
+    ("tests: what a blood-test report can show -> knowledge", "验血报告能看出是不是缺铁吗", "knowledge"),
+    ("tests: a report to look at -> lab result", "帮我看看这个化验报告", "lab_result"),
     # care and procedures
     ("care: another drip -> knowledge", "还要挂水吗", "knowledge"),
     ("care: cooling the child down -> knowledge", "物理降温怎么做", "knowledge"),
@@ -427,6 +429,7 @@ PARENT_FAMILIES = [
     ("medicine: a powder -> knowledge", "蒙脱石散可以吃吗", "knowledge"),
     ("medicine: a suppository -> knowledge", "退热栓怎么用", "knowledge"),
     ("medicine: how many days -> knowledge", "妈咪爱吃几天", "knowledge"),
+    ("medicine: a dose per time -> knowledge", "益生菌一次吃半包够吗", "knowledge"),
     ("medicine: no effect -> knowledge", "这个药吃了没效果", "knowledge"),
     # a feeding question with its modal apart from its verb: whether of a named food or drink
     ("feeding question: formula as usual -> nutrition calc", "奶粉可以照常喝吗", "nutrition_calc"),
