@@ -431,6 +431,16 @@ PARENT_FAMILIES = [
     ("medicine: how many days -> knowledge", "妈咪爱吃几天", "knowledge"),
     ("medicine: a dose per time -> knowledge", "益生菌一次吃半包够吗", "knowledge"),
     ("medicine: no effect -> knowledge", "这个药吃了没效果", "knowledge"),
+    # advice, combining things, fever words, compresses and air
+    ("advice: any suggestion -> knowledge", "平时有什么建议吗", "knowledge"),
+    ("advice: what to watch -> knowledge", "在家要注意些什么", "knowledge"),
+    ("combining: two things together, no food named -> knowledge", "这两样可以一起吃吗", "knowledge"),
+    ("combining: two named foods together -> nutrition calc", "香蕉和牛奶可以一起吃吗", "nutrition_calc"),
+    ("fever word: how long a low fever lasts -> knowledge", "低烧一般几天能退", "knowledge"),
+    ("compress: how long -> knowledge", "冷敷一次敷多久", "knowledge"),
+    ("air: a humidifier in the room -> knowledge", "晚上开加湿器可以吗", "knowledge"),
+    ("weight gain: weight not growing -> nutrition assessment", "这两个月体重没怎么长", "nutrition_assessment"),
+    ("weight gain: a named food asked about -> nutrition calc", "体重没怎么长，能多吃鸡蛋吗", "nutrition_calc"),
     # a feeding question with its modal apart from its verb: whether of a named food or drink
     ("feeding question: formula as usual -> nutrition calc", "奶粉可以照常喝吗", "nutrition_calc"),
     ("feeding question: rice cereal, child between modal and verb -> nutrition calc", "米粉可以让宝宝吃吗", "nutrition_calc"),
