@@ -441,6 +441,9 @@ PARENT_FAMILIES = [
     ("air: a humidifier in the room -> knowledge", "晚上开加湿器可以吗", "knowledge"),
     ("weight gain: weight not growing -> nutrition assessment", "这两个月体重没怎么长", "nutrition_assessment"),
     ("weight gain: a named food asked about -> nutrition calc", "体重没怎么长，能多吃鸡蛋吗", "nutrition_calc"),
+    ("recovery: how long until better -> knowledge", "一般要多久才能好转", "knowledge"),
+    ("how serious: no big problem? -> risk assessment", "孩子这样应该没什么大问题吧", "risk_assessment"),
+    ("how serious: a value to read in the same clause beats it -> lab result", "白细胞13.5没什么大问题吧", "lab_result"),
     # a feeding question with its modal apart from its verb: whether of a named food or drink
     ("feeding question: formula as usual -> nutrition calc", "奶粉可以照常喝吗", "nutrition_calc"),
     ("feeding question: rice cereal, child between modal and verb -> nutrition calc", "米粉可以让宝宝吃吗", "nutrition_calc"),
