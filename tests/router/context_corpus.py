@@ -67,7 +67,7 @@ TEMPLATES = {
     "the writer asks": "{s}发烧三天了。我想问一下，刚才{e}了要紧吗",
     "the writer guessed wrong": "{s}吃了退烧药，我以为好了，结果又{e}了",
     "the writer as carer": "{s}吃完药，我给擦了擦嘴，突然{e}了",
-    "the mother's milk": "{s}喝了我的母乳，突然{e}了",
+    "the mother's milk": "{s}刚吃完我的母乳，突然{e}了",
     "a habitual cue far back in a run-on clause": "{s}偶尔咳两声说话声音也有点哑哑的突然{e}",
     "from the very start": "{s}一开始就{e}",
     "ongoing with today's word": "{s}两天前开始{e}，目前还是这样",

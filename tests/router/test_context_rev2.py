@@ -84,7 +84,7 @@ ROWS = [
     ("writer as carer: 我给", "吃完药我给擦了擦嘴，突然抽搐了", PARENT, [(SZ, CUR)]),
     ("writer as carer: 奶奶抱着", "奶奶抱着突然抽搐了", PARENT, [(SZ, CUR)]),
     ("writer as carer refused: 我给医生说我…", "我给医生说我昨天晕倒了", PARENT, [(AC, OTH)]),
-    ("the mother's milk is no subject", "喝了我的母乳就抽搐了", PARENT, [(SZ, CUR)]),
+    ("the mother's milk is no subject", "刚吃完我的母乳就抽搐了", PARENT, [(SZ, CUR)]),
     ("patient word 我宝", "我宝刚才抽搐了", PARENT, [(SZ, CUR)]),
     # --- habitual cues: a bounded reach, and 一开始就 is no 一…就 --------------------------------
     ("habitual: a sign far on in a run-on clause is current", "偶尔咳两声说话声音也有点哑哑的嘴唇发紫", PARENT,
@@ -93,7 +93,7 @@ ROWS = [
     ("habitual refused: the reach runs on along a list of signs", "她经常嘴唇发紫、手攥得紧紧的、口吐白沫", PARENT,
      [("cyanosis", HYP), (SZ, HYP)]),
     ("habitual: 一开始就 says when, not how often", "宝宝一开始就呼吸困难", PARENT, [(RD, CUR)]),
-    ("habitual: 一分钟就", "不到一分钟就抽搐一次", PARENT, [(SZ, CUR)]),
+    ("habitual: 一分钟就", "没过一分钟就抽搐一次", PARENT, [(SZ, CUR)]),
     ("habitual refused: 一哭就 is 一…就", "宝宝一哭就呼吸困难", PARENT, [(RD, HYP)]),
     # --- ongoing markers said with today's word ---------------------------------------------------
     ("ongoing: 目前还 makes the past mention current", "两天前开始抽搐，目前还是一天抽好几次", PARENT, [(SZ, CUR)]),
