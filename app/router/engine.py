@@ -17,7 +17,7 @@ from pydantic import BaseModel, ValidationError
 
 from .analysis import Analysis, analyze
 from .classify import Classification, classify
-from .gate import Resolution, Verdict, check_input, gate, permission, resolve, unacknowledged, unanswered_severity
+from .gate import Resolution, Verdict, after_input, check_input, gate, permission, resolve, unacknowledged, unanswered_severity
 from .models import (
     ArgumentError,
     Candidate,
@@ -40,6 +40,7 @@ from .built import builder
 from .patients import other_patient
 from .policy import Policy
 from .slots import SlotExtractor
+from .text import views
 
 _gate_result = builder(GateResult)
 _route_result = builder(RouteResult)
@@ -199,7 +200,9 @@ class Router:
         })
 
     def extract_slots(self, text: str, reference_date: str | date | None = None) -> SlotsResult:
-        return self._extract(analyze(self.policy, text), self._reference(reference_date))
+        # The slots read the views and the lexicon's scan, nothing of the red flags or writes.
+        v = views(text)
+        return self._slots.extract(v, self.policy.lexicon.scan(v.text), self._reference(reference_date), self.policy_version)
 
     def route_request(
         self,
@@ -241,7 +244,9 @@ class Router:
         if result.confidence < self.limits.min_confidence:
             return route.done("review", "low_confidence", "rule match too weak: review, then pass the gate again", fallback="llm")
 
-        verdict, resolution = gate(self.policy, self.scope, analysis, caller, "", result, acknowledged, roles)
+        # P0 and INPUT are decided above: the gate goes on from MX-1.
+        resolution = resolve(self.policy, analysis, result)
+        verdict = after_input(self.policy, analysis, resolution, caller, "")
         route.gate = self._gate_result(verdict, resolution, route.red_flags)
         route.mcp = resolution.mcp or route.mcp
         if not verdict.allow:
