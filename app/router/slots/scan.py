@@ -209,6 +209,7 @@ class SlotExtractor:
         # (孩子自己) names no new one.
         hiders = sorted(slots.self_not_inside, key=len, reverse=True)
         selves = sorted((w for w in slots.self_words if w != "自己"), key=len, reverse=True)
+        self._selves = tuple(selves)
         self._writers = re.compile(
             "|".join(map(re.escape, hiders)) + f"|({'|'.join(map(re.escape, selves))})"
             if hiders
@@ -242,9 +243,11 @@ class SlotExtractor:
             patients, others = hits.group("patient"), hits.group("other")
             if patients and others:  # 朋友 inside 小朋友 is the patient word, not a friend
                 others = [h for h in others if not any(p.start <= h.start and h.end <= p.end for p in patients)]
-            # 我 opening a subject word (我儿子, 我爸) is that word, not the writer.
-            named = {h.start for h in patients} | {h.start for h in others}
-            writers = [m.start() for m in self._writers(text) if m.lastindex and m.start() not in named]
+            writers: list[int] = []
+            if any(word in text for word in self._selves):  # most texts name no writer: no pass for one
+                # 我 opening a subject word (我儿子, 我爸) is that word, not the writer.
+                named = {h.start for h in patients} | {h.start for h in others}
+                writers = [m.start() for m in self._writers(text) if m.lastindex and m.start() not in named]
             if others or writers:
                 draft.subjects = _subjects(patients, others, writers)
                 draft.children = frozenset(h.start for h in patients)
