@@ -128,20 +128,24 @@ class Router:
         except ValidationError as exc:
             error = exc.errors(include_url=False, include_context=True, include_input=False)[0]
             raise ArgumentError(safe_field(error["loc"]), validation_message(error)) from None
+        # The validated fields by name, in declaration order (extra fields are forbidden). A getattr
+        # of a field the model lacks goes through pydantic's __getattr__ and an AttributeError: 5 µs,
+        # a third of a check_permission call.
+        values = args.__dict__
         limit = self.limits.max_text_chars
         for name in spec.text_fields:
-            if len(getattr(args, name)) > limit:
+            if len(values[name]) > limit:
                 raise ArgumentError(name, f"must be at most {limit} characters")
-        acknowledged = getattr(args, "acknowledged_red_flags", None)
+        acknowledged = values.get("acknowledged_red_flags")
         if acknowledged and not self._concepts.issuperset(acknowledged):
             raise ArgumentError("acknowledged_red_flags", "must list known red-flag concept ids")
-        confirmed = getattr(args, "confirmed_red_flags", None)
+        confirmed = values.get("confirmed_red_flags")
         if confirmed:
             if not self._concepts.issuperset(confirmed):
                 raise ArgumentError("confirmed_red_flags", "must list known red-flag concept ids")
             if acknowledged and not set(acknowledged).isdisjoint(confirmed):
                 raise ArgumentError("confirmed_red_flags", "a concept may not be both acknowledged and confirmed")
-        kwargs = {name: getattr(args, name) for name in spec.args.model_fields}
+        kwargs = dict(values)
         if roles is not None and "caller" in kwargs:
             kwargs["roles"] = roles
         return self._methods[tool](**kwargs)

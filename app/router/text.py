@@ -141,6 +141,10 @@ class TextViews:
 
 def fold(value: str) -> str:
     """The ``text`` view of a string: how keywords in the policy are stored and compared."""
+    if value.isascii() and value.isprintable():
+        # NFKC and t2s leave printable ASCII as it is, and it holds nothing to drop: only the
+        # lower-casing is left (check_permission folds every action name).
+        return value.lower()
     return views(value).text
 
 

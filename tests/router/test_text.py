@@ -108,3 +108,12 @@ def test_every_character_but_the_witnesses_converts_to_itself() -> None:
 )
 def test_traditional_text_is_still_converted(text: str, cased: str) -> None:
     assert views(text).cased == cased
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=0x7F), max_size=20))
+@settings(max_examples=300, deadline=None)
+def test_fold_of_ascii_is_the_text_view(text: str) -> None:
+    """``fold``'s printable-ASCII shortcut gives what the views give."""
+    from app.router.text import fold
+
+    assert fold(text) == views(text).text
