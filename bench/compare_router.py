@@ -2,11 +2,14 @@
 
     python bench/compare_router.py BASE_DIR [ROUNDS]
     python bench/compare_router.py BASE_DIR [ROUNDS] --corpus FILE.jsonl [--split dev]
+    python bench/compare_router.py BASE_DIR [ROUNDS] --mix
 
 With ``--corpus`` each round routes every text of a JSON-lines file (its ``text`` field, cut at
 2,000 characters; only rows whose ``split`` is the one given, ``dev`` by default, when the rows
 have one) instead of the one message, and the figures are per text: the cost on real parents'
-words, long histories and all (issue 20).
+words, long histories and all (issue 20). With ``--mix`` each round sends bench/http_bench.py's 400
+tools/call requests (every tool, route_request weighing most) through ``Router.call``: the
+router's share of the HTTP path's CPU per request (issue 22), per request.
 
 BASE_DIR holds another version's ``app/`` (for example ``git archive befbd5a app | tar -x -C /tmp/base``).
 Both routers are loaded side by side and called in alternating batches of 1,000 (thread CPU time,
@@ -62,22 +65,33 @@ def main() -> int:
     parser.add_argument("rounds", type=int, nargs="?", default=30)
     parser.add_argument("--corpus", type=Path)
     parser.add_argument("--split", default="dev")
+    parser.add_argument("--mix", action="store_true", help="bench/http_bench.py's tools/call mix through Router.call")
     args = parser.parse_args()
     rounds = args.rounds
     texts = corpus(args.corpus, args.split) if args.corpus else [MESSAGE]
-    batch = max(1, BATCH // len(texts))  # calls per sample: about 1,000 texts
-    per_sample = batch * len(texts)
+    requests = []
+    if args.mix:
+        from bench.http_bench import request_mix
+
+        requests = [(m["params"]["name"], m["params"]["arguments"]) for m in request_mix(400)]
+    units = len(requests) or len(texts)
+    batch = max(1, BATCH // units)  # calls per sample: about 1,000 texts or requests
+    per_sample = batch * units
     calls = {}
     for label, root in (("base", args.base.resolve()), ("this", ROOT)):
         module = load(root, f"router_{label}")
         router = module.Router(module.load_policy(), module.Limits())
 
         def call(router=router) -> None:
+            if requests:
+                for tool, arguments in requests:
+                    router.call(tool, arguments)
+                return
             for text in texts:
                 router.route_request(text, CALLER, PATIENT, REFERENCE)
 
         calls[label] = call
-        for _ in range(max(1, 2000 // len(texts))):
+        for _ in range(max(1, 2000 // units)):
             call()
     samples: dict[str, list[float]] = {"base": [], "this": []}
     gc.disable()
@@ -93,8 +107,8 @@ def main() -> int:
     paired = statistics.median(t / b for b, t in zip(samples["base"], samples["this"], strict=True))
     print(f"python {sys.version.split()[0]}  base {base:.1f} µs  this {this:.1f} µs  ratio of medians {this / base:.3f}  "
           f"median of paired ratios {paired:.3f}  ({rounds} rounds × {per_sample} calls, thread CPU time"
-          f"{f', {len(texts)} texts' if args.corpus else ''})")
-    if not args.corpus:
+          f"{f', {len(texts)} texts' if args.corpus else ''}{', the HTTP mix' if requests else ''})")
+    if not args.corpus and not requests:
         first = sys.modules["router_base"]
         print("decisions: base / this on the message: " + " | ".join(
             f"{r.status} {r.intent}" for r in (

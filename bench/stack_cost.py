@@ -101,17 +101,17 @@ async def measure(bodies: list[bytes], token: str, passes: int) -> dict[str, flo
     if os.environ.get("STACK_FIXED_REPLIES"):
         # The router's work taken out: each body's reply computed once, then looked up.
         replies = {body: server.handle(body) for body in bodies}
-        McpServer.handle = lambda self, body: replies[body]  # type: ignore[method-assign]
+        McpServer.handle = lambda self, body, roles=None: replies[body]  # type: ignore[method-assign]
 
     # The router's share of a stack pass, timed where it runs (its caches warmed or cooled by the
     # HTTP layers around it, not by a loop of itself).
     in_context = [0.0]
     route = McpServer.handle
 
-    def timed_handle(self, body):
+    def timed_handle(self, body, *roles):  # the endpoint hands in the token's roles (issue 22)
         started = time.process_time()
         try:
-            return route(self, body)
+            return route(self, body, *roles)
         finally:
             in_context[0] += time.process_time() - started
 
@@ -130,6 +130,7 @@ async def measure(bodies: list[bytes], token: str, passes: int) -> dict[str, flo
                 await asyncio.sleep(0)
         elapsed = time.process_time() - started
         assert transport.writes >= 2 * len(requests) and not transport.closing, "requests were not answered"
+        assert in_context[0] > 0, "no request reached McpServer.handle (refused, or a 500)"
         protocol.connection_lost(None)
         return elapsed / len(requests)
 

@@ -74,18 +74,15 @@ class McpEndpoint:
         started = time.perf_counter()
         headers = scope["headers"]
         rid = guards.request_id(headers)
-        outcome = None
         try:
-            status, body, reply, extra = await self._respond(scope, headers, receive)
-            if isinstance(reply, Denied):
-                reply, outcome = None, reply.outcome
+            status, body, reply, extra, outcome = await self._respond(scope, headers, receive)
         except asyncio.CancelledError:
             # The graceful-shutdown timeout ran out while this request waited for its body.
             self.observer.request(rid, method=None, tool=None, status=499, outcome="cancelled",
                                   seconds=time.perf_counter() - started)
             raise
         except Exception:  # a bug: a JSON 500 with the request id, no detail, and keep serving
-            status, body, reply, extra = 500, _INTERNAL, None, []
+            status, body, reply, extra, outcome = 500, _INTERNAL, None, [], None
         response_headers = [(b"content-type", JSON), (b"x-request-id", rid.encode())]
         response_headers.extend(extra)
         payload = body or b""
@@ -101,34 +98,36 @@ class McpEndpoint:
             seconds=time.perf_counter() - started,
         )
 
-    async def _respond(self, scope, headers, receive) -> tuple[int, bytes | None, Reply | Denied | None, list]:
+    async def _respond(self, scope, headers, receive) -> tuple[int, bytes | None, Reply | None, list, str | None]:
+        """(status, body, the protocol's reply, extra headers, the logged outcome when it is not the
+        status's own: the JWT guard's reason)."""
         if scope["method"] != "POST":
-            return 405, _NOT_ALLOWED, None, [(b"allow", b"POST")]
+            return 405, _NOT_ALLOWED, None, [(b"allow", b"POST")], None
         if not guards.origin_allowed(headers, self.origins):
-            return 403, _FORBIDDEN, None, [CLOSE]
+            return 403, _FORBIDDEN, None, [CLOSE], None
         roles = None
         if self.oauth is None:
             if not self.bearer.allows(headers):  # type: ignore[union-attr]
-                return 401, _UNAUTHORIZED, None, [(b"www-authenticate", b'Bearer realm="a207-router-mcp"'), CLOSE]
+                return 401, _UNAUTHORIZED, None, [(b"www-authenticate", b'Bearer realm="a207-router-mcp"'), CLOSE], None
         else:
             access = await self.oauth.check(headers)
             if isinstance(access, Denied):
                 body = _UNAUTHORIZED if access.status == 401 else _INSUFFICIENT_SCOPE
-                return access.status, body, access, [(b"www-authenticate", access.www_authenticate), CLOSE]
+                return access.status, body, None, [(b"www-authenticate", access.www_authenticate), CLOSE], access.outcome
             roles = access.roles
         if not guards.is_json(headers):
-            return 415, _UNSUPPORTED, None, []
+            return 415, _UNSUPPORTED, None, [], None
         declared = guards.declared_length(headers)
         if declared is not None and declared > self.limits.max_body_bytes:
-            return 413, _TOO_LARGE, None, [CLOSE]
+            return 413, _TOO_LARGE, None, [CLOSE], None
         try:
             body = await self._read_before_deadline(receive)
         except _BodyTooLarge:
-            return 413, _TOO_LARGE, None, [CLOSE]
+            return 413, _TOO_LARGE, None, [CLOSE], None
         except (_BodyTimeout, _Disconnected):
-            return 408, _TIMEOUT, None, [CLOSE]
+            return 408, _TIMEOUT, None, [CLOSE], None
         reply = self.server.handle(body, roles)
-        return STATUS_OF_KIND[reply.kind], reply.body, reply, []
+        return STATUS_OF_KIND[reply.kind], reply.body, reply, [], None
 
     async def _read_before_deadline(self, receive) -> bytes:
         """The body, or _BodyTimeout once the deadline passes.

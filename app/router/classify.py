@@ -98,7 +98,9 @@ def classify(policy: Policy, analysis: Analysis) -> Classification:
         return Classification(scored, (scored,), emergency=True)
     # Keywords are read on the text view; only when it has none does the squashed view speak, so
     # "分 期" or "化 验 单" still classify while spacing never adds a second intent to a real match.
-    hits = analysis.hits.get("intent") or policy.intent_lexicon.scan(analysis.views.squashed).get("intent") or []
+    # (A squashed view equal to the text view has nothing more to say: no second scan of it.)
+    v = analysis.views
+    hits = analysis.hits.get("intent") or (v.squashed != v.text and policy.intent_lexicon.scan(v.squashed).get("intent")) or []
     forms = analysis.hits.get("form")
     if forms and hits:
         hits = _outside(hits, forms)

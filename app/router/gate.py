@@ -131,6 +131,12 @@ def _first_denial(
     denial = check_input(policy, scope, caller, target_mcp or None, roles)
     if denial:
         return denial
+    return after_input(policy, analysis, resolution, caller, target_mcp)
+
+
+def after_input(policy: Policy, analysis: Analysis, resolution: Resolution, caller: str, target_mcp: str) -> Verdict:
+    """The gate from its first step after INPUT (MX-1, MX-2, MX-3, the matrix): for route_request,
+    which has decided P0 and INPUT already on the way."""
     text = analysis.views.text
     if not text or text.isspace():
         return Verdict(False, "INPUT", "empty_intent", "intent is empty")

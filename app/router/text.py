@@ -23,6 +23,8 @@ from typing import Callable
 
 import opencc
 
+from .opencc_keys import WITNESSES_ASTRAL, WITNESSES_BMP
+
 # Clause punctuation survives squashing; NFKC has already turned the full-width forms
 # ，！？； into their ASCII twins, and 。 has no compatibility mapping.
 CLAUSE_PUNCTUATION = frozenset("，。！？；,!?;")
@@ -106,6 +108,29 @@ _FULL_WIDTH = re.compile("[\uff01-\uff5e\u3000]")
 _T2S = opencc.OpenCC("t2s")
 
 
+def _char_class(chars: str) -> re.Pattern[str]:
+    """One character class of ``chars``, consecutive code points written as ranges."""
+    parts: list[str] = []
+    points = sorted(map(ord, chars))
+    start = previous = points[0]
+    for cp in [*points[1:], -1]:
+        if cp != previous + 1:
+            parts.append(re.escape(chr(start)) + (f"-{re.escape(chr(previous))}" if previous != start else ""))
+            start = cp
+        previous = cp
+    return re.compile(f"[{''.join(parts)}]")
+
+
+# OpenCC cuts a text into dictionary keys and characters it copies; a text that holds no key whose
+# value differs from it comes back unchanged, so the conversion is skipped for a text with none of
+# the witnesses (a character of each such key, scripts/opencc_keys.py): called on every text it
+# cost a sixth of route_request on parents' texts, of which about one in two hundred has anything
+# to convert (bench/RESULTS.md). The astral class is searched only in a text that has an astral
+# code point (sre walks astral ranges one by one).
+_T2S_WITNESSES_BMP = _char_class(WITNESSES_BMP)
+_T2S_WITNESSES_ASTRAL = _char_class(WITNESSES_ASTRAL)
+
+
 @dataclass(slots=True)
 class TextViews:
     raw: str
@@ -116,6 +141,10 @@ class TextViews:
 
 def fold(value: str) -> str:
     """The ``text`` view of a string: how keywords in the policy are stored and compared."""
+    if value.isascii() and value.isprintable():
+        # NFKC and t2s leave printable ASCII as it is, and it holds nothing to drop: only the
+        # lower-casing is left (check_permission folds every action name).
+        return value.lower()
     return views(value).text
 
 
@@ -139,7 +168,7 @@ def views(raw: str) -> TextViews:
     value = _INVISIBLE_BMP.sub("", value)
     if astral:
         value = _INVISIBLE_ASTRAL.sub("", value)
-    if not value.isascii():
+    if not value.isascii() and (_T2S_WITNESSES_BMP.search(value) or (astral and _T2S_WITNESSES_ASTRAL.search(value))):
         simplified = _T2S.convert(value)
         if simplified != value:  # OpenCC maps a few BMP characters beyond it
             value, astral = simplified, astral or _ANY_ASTRAL.search(simplified) is not None

@@ -212,6 +212,7 @@ class SlotExtractor:
         # (孩子自己) names no new one.
         hiders = sorted(slots.self_not_inside, key=len, reverse=True)
         selves = sorted((w for w in slots.self_words if w != "自己"), key=len, reverse=True)
+        self._selves = tuple(selves)
         self._writers = re.compile(
             "|".join(map(re.escape, hiders)) + f"|({'|'.join(map(re.escape, selves))})"
             if hiders
@@ -248,10 +249,12 @@ class SlotExtractor:
                 patients = sorted(patients + [h for h in others if h.term in self._kin_children], key=_START)
                 others = [h for h in others if h.term not in self._kin_children]
             if patients and others:  # 朋友 inside 小朋友 is the patient word, not a friend
-                others = [h for h in others if not any(p.start <= h.start and h.end <= p.end for p in patients)]
-            # 我 opening a subject word (我儿子, 我爸) is that word, not the writer.
-            named = {h.start for h in patients} | {h.start for h in others}
-            writers = [m.start() for m in self._writers(text) if m.lastindex and m.start() not in named]
+                others = _not_inside(others, patients)
+            writers: list[int] = []
+            if any(word in text for word in self._selves):  # most texts name no writer: no pass for one
+                # 我 opening a subject word (我儿子, 我爸) is that word, not the writer.
+                named = {h.start for h in patients} | {h.start for h in others}
+                writers = [m.start() for m in self._writers(text) if m.lastindex and m.start() not in named]
             if others or writers:
                 draft.subjects = _subjects(patients, others, writers)
                 draft.children = frozenset(h.start for h in patients)
@@ -350,6 +353,21 @@ class SlotExtractor:
             }
         )
 
+
+
+def _not_inside(hits: list[Hit], words: list[Hit]) -> list[Hit]:
+    """The hits inside none of ``words``. Both lists are in text order with increasing starts and
+    ends, so of the words that start at or before a hit the last one reaches furthest: it alone
+    can hold the hit. One merge (a test of every pair made 我同事的孩子 written 700 times cost
+    0.1 s, the adversarial bench's worst text)."""
+    kept: list[Hit] = []
+    last = -1  # the last word starting at or before the hit
+    for hit in hits:
+        while last + 1 < len(words) and words[last + 1].start <= hit.start:
+            last += 1
+        if last < 0 or hit.end > words[last].end:
+            kept.append(hit)
+    return kept
 
 
 def _subjects(patients: list[Hit], others: list[Hit], writers: list[int]) -> list[tuple[int, int]]:
