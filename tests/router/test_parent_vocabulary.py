@@ -1,0 +1,142 @@
+"""Danger signs in parents' words, per concept (SPEC §3.5, §4.7 revision 2 "Soft signs ask").
+
+Issue 20's vocabulary pass: the phrasings come from the clinical descriptions (WHO IMCI general and
+respiratory danger signs, NICE NG143 red and amber features) as parents write them, each family
+checked on an unlabelled pool of real parent messages. Every sentence here is our own. Each family
+is tested both ways: the strong form halts, the mild form asks its concept's severity question,
+and its look-alikes (another sense of the words, good news, a negation) never halt.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from app.router import Router
+
+PARENT = "parent_assistant"
+
+HARD = [
+    # id, text, the concept that halts
+    ("wheeze with struggle, written 憋喘", "孩子夜里憋喘，咳个不停", "respiratory_distress"),
+    ("woke up choking and crying", "半夜憋的哭醒了两次", "respiratory_distress"),
+    ("wheezing badly, written with 的", "宝宝现在喘的很厉害", "respiratory_distress"),
+    ("breathing very fast", "女儿呼吸特别快，一分钟好多下", "respiratory_distress"),
+    ("nostrils flaring", "孩子喘气的时候鼻翼一扇一扇的", "respiratory_distress"),
+    ("ribs sucked in", "吸气时肋骨往里凹", "respiratory_distress"),
+    ("grunting on each breath", "宝宝呼吸时哼哼，脸有点白", "respiratory_distress"),
+    ("lips turning blue-grey", "孩子嘴唇发青了", "cyanosis"),
+    ("hands and feet purple", "儿子手脚发紫，摸着很凉", "cyanosis"),
+    ("mottled skin", "宝宝身上皮肤发花，一块一块的", "shock"),
+    ("eyes rolled up", "孩子刚才眼睛往上翻", "seizure"),
+    ("staring, eyes fixed", "女儿突然两眼发直，叫她不理", "seizure"),
+    ("jaw clenched", "宝宝牙关紧闭，叫不应", "seizure"),
+    ("whole body stiff", "孩子全身僵直了", "seizure"),
+    ("roused, falls asleep again", "孩子叫醒了又睡过去", "lethargy"),
+    ("hard to wake", "宝宝今天很难叫醒", "lethargy"),
+    ("listless, said plainly", "孩子这两天很萎靡", "lethargy"),
+    ("spirits very poor", "儿子精神很不好，一直躺着", "lethargy"),
+    ("vomiting for a day", "孩子从昨晚吐了一天了", "vomits_everything"),
+    ("green vomit", "宝宝吐出来是绿色的水", "vomits_everything"),
+    ("too weak to suck", "宝宝吃奶没力气，含着就睡", "unable_to_drink"),
+    ("cannot keep a sip down", "孩子一口水都喝不下", "unable_to_drink"),
+    ("nappy dry all day", "宝宝尿不湿一天都是干的", "anuria"),
+    ("sunken eyes", "拉肚子以后孩子眼窝凹进去了", "dehydration"),
+    ("skin slow to go back", "捏起来皮肤不回去，孩子拉了十几次", "dehydration"),
+    ("stiff neck", "孩子发烧，脖子发僵，低头困难", "meningeal_signs"),
+    ("fontanelle raised", "宝宝囟门鼓鼓的，一直哭", "meningeal_signs"),
+    ("spots that do not fade under pressure", "身上的红点压不变白", "non_blanching_rash"),
+    ("redcurrant-jelly stool", "孩子拉了果酱样大便，一阵一阵哭", "gi_bleeding"),
+    ("antipyretics do nothing", "孩子吃了退烧药没效果，还是40度", "persistent_fever"),
+]
+
+SOFT = [
+    # id, text, the concept whose severity question is asked
+    ("still wheezy", "咳嗽好点了，但还喘", "respiratory_distress"),
+    ("breathing heavy", "孩子今天呼吸很重", "respiratory_distress"),
+    ("breath not smooth", "宝宝呼吸不顺畅", "respiratory_distress"),
+    ("rattling throat", "孩子嗓子呼呼的，有痰", "respiratory_distress"),
+    ("barking cough", "晚上咳起来像狗叫", "respiratory_distress"),
+    ("spirits worse than before", "孩子精神没以前好", "lethargy"),
+    ("spirits worse than yesterday afternoon", "女儿精神没昨天下午好", "lethargy"),
+    ("spirits not so good", "宝宝今天精神不怎么好", "lethargy"),
+    ("always wanting to sleep", "孩子总想睡觉", "lethargy"),
+    ("no smile when played with", "宝宝逗他不笑", "lethargy"),
+    ("twitching now and then", "宝宝睡着后一抽一抽的", "seizure"),
+    ("shaking all over", "孩子发烧浑身发抖", "seizure"),
+    ("a cramp", "孩子腿抽筋了", "seizure"),
+    ("pale face", "孩子脸色苍白", "shock"),
+    ("cold limbs", "宝宝四肢发凉", "shock"),
+    ("vomited three times", "孩子今天吐了三次", "vomits_everything"),
+    ("vomits soon after eating", "吃进去就吐", "vomits_everything"),
+    ("vomiting and diarrhoea", "孩子上吐下泻", "vomits_everything"),
+    ("spits up often", "宝宝吐奶频繁", "vomits_everything"),
+    ("a big mouthful gushes out", "宝宝刚喝完奶就大口喷出来", "vomits_everything"),
+    ("feeds less than before", "宝宝吃奶没之前多", "unable_to_drink"),
+    ("milk volume less than usual", "奶量比平时少", "unable_to_drink"),
+    ("refuses the breast", "宝宝不吃母乳", "unable_to_drink"),
+    ("will not drink water", "孩子不肯喝水", "unable_to_drink"),
+    ("eats nothing at all", "孩子什么都不吃", "unable_to_drink"),
+    ("less urine than before", "孩子尿没以前多", "anuria"),
+    ("urine less than usual", "小便比平常少", "anuria"),
+    ("urine volume somewhat down", "尿量有所减少", "anuria"),
+    ("a dry nappy", "宝宝尿不湿是干的", "anuria"),
+    ("dry mouth", "孩子嘴干", "dehydration"),
+    ("cannot be settled", "宝宝怎么哄都不行", "abnormal_cry"),
+    ("crying hard", "宝宝哭的很厉害", "abnormal_cry"),
+    ("restless", "孩子烦躁不安", "abnormal_cry"),
+    ("a low fever that comes back", "孩子低烧反复", "persistent_fever"),
+    ("a high fever that comes back", "宝宝高烧反复", "persistent_fever"),
+    ("fever all along", "孩子一直发烧", "persistent_fever"),
+    ("spots on the skin", "宝宝身上有出血点", "non_blanching_rash"),
+    ("reddish mucus in the stool", "大便里有红色的粘液", "gi_bleeding"),
+]
+
+LOOK_ALIKES = [
+    # id, text: another sense of the words, good news or a plain habit; never halts
+    ("better spirits than before", "孩子精神比前两天好多了"),
+    ("less urine protein is good news", "孩子尿蛋白比以前少了"),
+    ("uric acid lower than before", "尿酸比之前少了一些"),
+    ("the stomach rumbles", "肚子里面总是呼呼响"),
+    ("an allergic-rhinitis nasal spray", "鼻子喷出来的药水有点苦"),
+    ("a clean pressure test of a bruise", "磕到的地方按了会变白"),
+    ("a smile", "宝宝逗一逗就笑"),
+    ("full feeds", "宝宝吃奶比以前多了"),
+    ("the cheek flushes when straining at stool", "拉大便的时候使劲"),
+    ("a green vegetable", "孩子能吃绿色的蔬菜吗"),
+    ("an antipyretic that worked", "吃了退烧药有效果，已经37度了"),
+    ("fruit-jam on bread", "孩子能吃果酱面包吗"),
+]
+
+
+@pytest.mark.parametrize(("text", "concept"), [r[1:] for r in HARD], ids=[r[0] for r in HARD])
+def test_a_strong_form_halts(router: Router, text, concept):
+    result = router.route_request(text, PARENT, "P0001")
+    assert result.status == "halt", result.red_flags
+    assert [f.soft for f in result.red_flags if f.concept == concept and f.context == "current"][:1] == [False]
+
+
+@pytest.mark.parametrize(("text", "concept"), [r[1:] for r in SOFT], ids=[r[0] for r in SOFT])
+def test_a_mild_form_asks_its_severity_question(router: Router, policy, text, concept):
+    result = router.route_request(text, PARENT, "P0001")
+    assert (result.status, result.reason_code) == ("confirm", "p0_confirm_severity"), result.red_flags
+    assert [(q.concept, q.question) for q in result.severity_questions] == [
+        (concept, policy.red_flags.severity_questions[concept])
+    ]
+    assert router.route_request(text, PARENT, "P0001", confirmed_red_flags=[concept]).status == "halt"
+
+
+@pytest.mark.parametrize("text", [r[1] for r in LOOK_ALIKES], ids=[r[0] for r in LOOK_ALIKES])
+def test_a_look_alike_is_no_mention(router: Router, text):
+    result = router.route_request(text, PARENT, "P0001")
+    assert result.status not in ("halt", "confirm") and not result.red_flags, result.red_flags
+
+
+NEGATED = [
+    ("no wheeze-and-struggle at night", "孩子夜里没有憋喘"),
+    ("no longer crying hard", "宝宝没有哭的很厉害"),
+]
+
+
+@pytest.mark.parametrize("text", [r[1] for r in NEGATED], ids=[r[0] for r in NEGATED])
+def test_a_negated_form_never_halts(router: Router, text):
+    assert router.route_request(text, PARENT, "P0001").status != "halt"
