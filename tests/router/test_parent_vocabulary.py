@@ -59,6 +59,8 @@ SOFT = [
     ("spirits worse than before", "孩子精神没以前好", "lethargy"),
     ("spirits worse than yesterday afternoon", "女儿精神没昨天下午好", "lethargy"),
     ("spirits not so good", "宝宝今天精神不怎么好", "lethargy"),
+    ("spirits turned poor since the morning", "孩子精神从早上开始变差", "lethargy"),
+    ("spirits poor again", "烧退了，精神又不太好", "lethargy"),
     ("always wanting to sleep", "孩子总想睡觉", "lethargy"),
     ("no smile when played with", "宝宝逗他不笑", "lethargy"),
     ("twitching now and then", "宝宝睡着后一抽一抽的", "seizure"),
@@ -94,6 +96,7 @@ SOFT = [
 LOOK_ALIKES = [
     # id, text: another sense of the words, good news or a plain habit; never halts
     ("better spirits than before", "孩子精神比前两天好多了"),
+    ("asking whether spirits are good", "怎么看孩子精神好不好"),
     ("less urine protein is good news", "孩子尿蛋白比以前少了"),
     ("uric acid lower than before", "尿酸比之前少了一些"),
     ("the stomach rumbles", "肚子里面总是呼呼响"),
