@@ -42,6 +42,7 @@ HARD = [
     ("listless, said plainly", "孩子这两天很萎靡", "lethargy"),
     ("spirits very poor", "儿子精神很不好，一直躺着", "lethargy"),
     ("no spirits at all", "孩子一点精神都没有", "lethargy"),
+    ("drowsy all the time", "宝宝今天一直迷糊，不怎么睁眼", "lethargy"),
     ("cannot hold the head up", "宝宝软得头都抬不起来", "lethargy"),
     ("gaze unfocused", "孩子眼神涣散，叫了也不看人", "altered_consciousness"),
     ("vomited ten times", "孩子今天吐了十多次", "vomits_everything"),
@@ -87,6 +88,7 @@ SOFT = [
     ("cries in bouts", "宝宝一阵一阵地哭", "abnormal_cry"),
     ("cannot rouse interest", "孩子打不起精神", "lethargy"),
     ("ignores people", "宝宝今天不理人", "lethargy"),
+    ("drowsy, said once", "孩子有点迷糊", "lethargy"),
     ("vomits soon after eating", "吃进去就吐", "vomits_everything"),
     ("vomiting and diarrhoea", "孩子上吐下泻", "vomits_everything"),
     ("spits up often", "宝宝吐奶频繁", "vomits_everything"),
@@ -129,6 +131,10 @@ LOOK_ALIKES = [
     ("snoring", "孩子睡觉打呼噜声音大"),
     ("a cockerel in the yard", "院子里的公鸡打鸣"),
     ("urine passed up to now", "到现在尿了三次"),
+    ("rice cereal typed 迷糊, eaten", "宝宝每天吃迷糊和蛋黄"),
+    ("rice cereal typed 迷糊, mixed in", "把药加在迷糊里喂可以吗"),
+    ("a medicine the child will not take", "孩子喝不进去药怎么办"),
+    ("an occult-blood test result", "化验单上大便潜血弱阳性"),
 ]
 
 
