@@ -43,6 +43,8 @@ HARD = [
     ("spirits very poor", "儿子精神很不好，一直躺着", "lethargy"),
     ("no spirits at all", "孩子一点精神都没有", "lethargy"),
     ("drowsy all the time", "宝宝今天一直迷糊，不怎么睁眼", "lethargy"),
+    ("dehydrated, said as a fact", "孩子拉了一天，脱水了", "dehydration"),
+    ("an epileptic attack now, with 病", "孩子癫痫病发作了", "seizure"),
     ("cannot hold the head up", "宝宝软得头都抬不起来", "lethargy"),
     ("gaze unfocused", "孩子眼神涣散，叫了也不看人", "altered_consciousness"),
     ("vomited ten times", "孩子今天吐了十多次", "vomits_everything"),
@@ -89,6 +91,8 @@ SOFT = [
     ("cannot rouse interest", "孩子打不起精神", "lethargy"),
     ("ignores people", "宝宝今天不理人", "lethargy"),
     ("drowsy, said once", "孩子有点迷糊", "lethargy"),
+    ("how to prevent dehydration asks", "拉了好几次，怎么防止脱水", "dehydration"),
+    ("is it dehydration asks", "孩子嘴干，是不是脱水了", "dehydration"),
     ("vomits soon after eating", "吃进去就吐", "vomits_everything"),
     ("vomiting and diarrhoea", "孩子上吐下泻", "vomits_everything"),
     ("spits up often", "宝宝吐奶频繁", "vomits_everything"),
@@ -159,6 +163,16 @@ def test_a_mild_form_asks_its_severity_question(router: Router, policy, text, co
 def test_a_look_alike_is_no_mention(router: Router, text):
     result = router.route_request(text, PARENT, "P0001")
     assert result.status not in ("halt", "confirm") and not result.red_flags, result.red_flags
+
+
+NEVER_HALTS = [
+    ("the warning signs before an epileptic attack", "癫痫病发作前有什么征兆"),
+]
+
+
+@pytest.mark.parametrize("text", [r[1] for r in NEVER_HALTS], ids=[r[0] for r in NEVER_HALTS])
+def test_a_question_about_a_sign_never_halts(router: Router, text):
+    assert router.route_request(text, PARENT, "P0001").status != "halt"
 
 
 NEGATED = [
