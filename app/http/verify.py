@@ -6,7 +6,9 @@ Imported only in the JWT modes: PyJWT and cryptography stay out of a ``token``-m
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
+import re
 import time
 import urllib.error
 import urllib.request
@@ -183,6 +185,43 @@ class JwksCache:
                 await self.refresh()
 
 
+_SEGMENT = re.compile(rb"[A-Za-z0-9_-]*")
+
+
+class _Jws(jwt.PyJWS):
+    """PyJWS whose segment check is one regex instead of a Python test per character.
+
+    PyJWT 2.15 checks every character of every segment against the base64url alphabet in a
+    generator (its fix for GHSA-hxm8-2xgr-2p9m); on a first use that loop was ~80 % of a token's
+    check, four times the RSA verification (bench/jwt_bench.py). The same rule here: alphabet only,
+    no length of 1 mod 4, canonical (decoding then encoding gives the segment back) — and stricter
+    in one point: no '=' padding at all (RFC 7515 §2: base64url without padding). Everything else,
+    the signature and the claims, stays PyJWT's. A test proves this method is the one in use (a
+    padded token is refused, which PyJWT alone accepts).
+    """
+
+    @staticmethod
+    def _decode_base64url_segment(segment: bytes, name: str) -> bytes:
+        if len(segment) % 4 == 1 or _SEGMENT.fullmatch(segment) is None:
+            raise jwt.DecodeError(f"Invalid {name} padding")
+        decoded = base64.urlsafe_b64decode(segment + b"=" * (-len(segment) % 4))
+        if base64.urlsafe_b64encode(decoded).rstrip(b"=") != segment:
+            raise jwt.DecodeError(f"Invalid {name} padding")
+        return decoded
+
+
+def _header(token: bytes) -> dict[str, Any] | None:
+    """The JOSE header alone, to find the key: the signature and claims are PyJWT's to check."""
+    segment, dot, _ = token.partition(b".")
+    if not dot:
+        return None
+    try:
+        header = json.loads(_Jws._decode_base64url_segment(segment, "header"))
+    except (jwt.PyJWTError, ValueError, RecursionError):
+        return None
+    return header if isinstance(header, dict) else None
+
+
 _REASONS: tuple[tuple[type[Exception], str], ...] = (
     (jwt.ExpiredSignatureError, "expired"),
     (jwt.ImmatureSignatureError, "not_yet_valid"),
@@ -220,7 +259,9 @@ class JwtVerifier:
         self.keys = keys
         self.now = now
         self._algorithms = list(rules.algorithms)
-        self._options = {"require": ["exp", "iss", "aud"]}
+        self._jwt = jwt.PyJWT({"require": ["exp", "iss", "aud"]})
+        self._jws = _Jws(options={"verify_signature": True})
+        self._jwt._jws = self._jws  # wired the way PyJWT wires its own module-level objects
         self._verified: dict[bytes, Granted] = {}
         self._generation = keys.generation
 
@@ -243,10 +284,8 @@ class JwtVerifier:
     async def _verify(self, token: bytes) -> Granted | Refused:
         if len(token) > MAX_TOKEN_BYTES:
             return Refused(401, "too_large")
-        try:
-            text = token.decode("ascii")
-            header = jwt.get_unverified_header(text)
-        except (UnicodeDecodeError, jwt.PyJWTError):
+        header = _header(token)
+        if header is None:
             return Refused(401, "malformed")
         if header.get("alg") not in self.rules.algorithms:
             return Refused(401, "algorithm")  # none, HS*, or not configured: no key is even looked up
@@ -257,8 +296,8 @@ class JwtVerifier:
         if key is None:
             return Refused(401, "unknown_key")
         try:
-            claims = jwt.decode(text, key, algorithms=self._algorithms, audience=self.rules.audience,
-                                issuer=self.rules.issuer, leeway=self.rules.leeway_seconds, options=self._options)  # type: ignore[arg-type]
+            claims = self._jwt.decode(token, key, algorithms=self._algorithms, audience=self.rules.audience,
+                                      issuer=self.rules.issuer, leeway=self.rules.leeway_seconds)
         except jwt.PyJWTError as exc:
             return Refused(401, _reason(exc))
         scopes = token_scopes(claims)

@@ -86,6 +86,24 @@ def _status(response) -> str:
 # The refusal table: (id, how the token is made, status, WWW-Authenticate, outcome logged)
 # -------------------------------------------------------------------------------------------------
 
+def _padded(token: str) -> str:
+    assert len(token.rsplit(".", 1)[1]) % 4 == 2  # an RS256 signature of 256 bytes: 342 characters
+    return token + "=="
+
+
+def _junk(token: str) -> str:
+    header, payload, signature = token.split(".")
+    return ".".join((header, payload[:10] + "!" + payload[11:], signature))
+
+
+def _non_canonical(token: str) -> str:
+    """The last character of a 342-character segment carries 2 bits; setting one of its 4 unused
+    bits decodes to the same bytes, so only the canonical check refuses it."""
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    last = token[-1]
+    return token[:-1] + alphabet[alphabet.index(last) | 1]
+
+
 REFUSALS = [
     ("no token", lambda i: None, 401, MISSING, "unauthorized:missing"),
     ("expired", lambda i: i.mint(exp=int(time.time()) - 120), 401, INVALID, "unauthorized:expired"),
@@ -103,6 +121,11 @@ REFUSALS = [
     ("token over 8 KiB", lambda i: i.mint(pad="x" * MAX_TOKEN_BYTES), 401, INVALID, "unauthorized:too_large"),
     ("no exp claim", lambda i: i.mint(exp=None), 401, INVALID, "unauthorized:claims"),
     ("not a JWT (a static token in jwt mode)", lambda i: secrets.token_urlsafe(32), 401, INVALID, "unauthorized:malformed"),
+    # the segment check (verify.py's _Jws): base64url alphabet only, no padding, canonical
+    ("padded signature (PyJWT alone accepts '=')", lambda i: _padded(i.mint()), 401, INVALID, "unauthorized:malformed"),
+    ("a character outside base64url in the payload", lambda i: _junk(i.mint()), 401, INVALID, "unauthorized:malformed"),
+    ("non-canonical last character of the signature (same bytes)", lambda i: _non_canonical(i.mint()), 401, INVALID,
+     "unauthorized:malformed"),
     ("missing required scope", lambda i: i.mint(scope="router:parent_assistant"), 403, SCOPE, "forbidden:insufficient_scope"),
     ("scope in scp, without router", lambda i: i.mint(scope=None, scp=["router:parent_assistant"]), 403, SCOPE,
      "forbidden:insufficient_scope"),
