@@ -109,10 +109,12 @@ def classify(policy: Policy, analysis: Analysis) -> Classification:
 
     verbs = analysis.hits.get("consume")  # the lexicon's own group of the consume verbs
     first: str = hits[0].payload if hits else ""
+    foods = analysis.hits.get("food")
     # Diet advice redirects only in a text that names no food (SPEC §4.2 revision 2).
-    advising = not analysis.hits.get("food")
+    advising = not foods
+    feeding = asking.feeding if foods else None
     if (
-        not (medicines or verbs)
+        not (medicines or verbs or feeding)
         and first != asking.reading_intent
         and not (advising and first == asking.food_intent)
         and all(h.payload == first for h in hits)
@@ -126,6 +128,8 @@ def classify(policy: Policy, analysis: Analysis) -> Classification:
     keywords: dict[str, dict[str, bool]] = {}
     decided: set[str] = set()  # intents a question clause's consume verb asks about (能喝豆浆吗)
     redirected = _medicine_verbs(analysis, verbs, medicines, cuts, questions, decided, asking) if verbs else {}
+    if feeding is not None and foods:
+        _feeding_questions(analysis.views.text, foods, medicines, cuts, questions, feeding, keywords, decided, asking.food_intent)
     for start, _, term, name in hits:
         asked = questions[bisect_right(cuts, start)]
         if redirected and start in redirected:
@@ -208,6 +212,31 @@ def _medicine_verbs(
         if questions[clause]:
             decided.add(name)
     return redirected
+
+
+def _feeding_questions(
+    text: str, foods: list[Hit], medicines: list[Hit], cuts: list[int], questions: list[bool], feeding: re.Pattern[str],
+    keywords: dict[str, dict[str, bool]], decided: set[str], food_intent: str,
+) -> None:
+    """A question clause that names a food and asks whether to feed it with the verb apart from its
+    modal (奶粉可以照常喝吗, 米粉可以让宝宝吃吗, 要不要停母乳) decides ``food_intent``: whether of a
+    named food or drink (SPEC §4.2 revision 2). The clause's foods become its keywords. A clause that
+    also names a medicine is left to the consume verbs (喝了奶粉可以吃药吗 asks about the medicine).
+    Each question clause with a food is searched once, within its bounds."""
+    medicine_clauses = {bisect_right(cuts, m.start) for m in medicines}
+    searched: dict[int, bool] = {}
+    for food in foods:
+        clause = bisect_right(cuts, food.start)
+        if not questions[clause] or clause in medicine_clauses:
+            continue
+        found = searched.get(clause)
+        if found is None:
+            lo = cuts[clause - 1] + 1 if clause else 0
+            hi = cuts[clause] if clause < len(cuts) else len(text)
+            found = searched[clause] = feeding.search(text, lo, hi) is not None
+        if found:
+            decided.add(food_intent)
+            keywords.setdefault(food_intent, {})[food.term] = True
 
 
 def _asked_food(policy: Policy, analysis: Analysis) -> Classification:

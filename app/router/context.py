@@ -13,9 +13,11 @@ cue kind       what it covers
 negation       the first mention starting at most ``max_gap`` characters after it, same
                clause; carried along an enumeration joined by 、/和/或/及
 now, past      (before) the rest of the sentence, until the next time cue or a contrast
+then           (当时) a now or a past cue, as the time cue before it was (none: past)
 past, hypo…    (after) the mention right before it, at most ``max_gap`` characters between
 hypothetical   (before) the rest of the sentence (如果) or of the clause (担心)
-habitual       the rest of the clause; any now cue in the sentence cancels it
+habitual       the rest of the clause, each mention at most ``max_gap`` characters after the cue
+               or the mention before it; any now cue in the sentence cancels it
 manner         nothing: the mention is happening (突然, 一直, 了)
 contrast       ends every scope that started before it
 pseudo         nothing: a longer word that hides a cue (不停 is not 不)
@@ -80,6 +82,8 @@ def contexts(rules: ContextRules, text: str, mentions: list[Mention], caller: st
     """The context of each mention (sorted, non-overlapping), for ``caller`` (None: no caller, as in
     classify_intent, where 我 is never the patient)."""
     cues, mentions = _cues(rules, text, mentions)
+    if any(h.payload.kind == "then" for h in cues):
+        cues = _anchored(cues)
     if not cues:
         return [CURRENT] * len(mentions)  # no cue and no subject word: nothing moves the default
     bounds = [(m.start(), m.group(1) is None) for m in _BOUNDARY.finditer(text)]
@@ -150,10 +154,18 @@ class _Walk:
         self.time: str | None = None  # "now" / "past": the time cue whose scope we are in
         self.time_start = -1
         self.hypothetical_sentence = self.hypothetical_clause = self.habitual_clause = False
+        self.habitual_end, self.habitual_gap = -1, 0
         self.manner_clause = False
         self.negation_end, self.negation_gap = -1, 0
         self.recurrence_end, self.recurrence_gap = -1, 0
         self.subject_other = False
+        # 我 / 本人 / 自己 as another person: 他 / 她 after them is never the writer, so it returns to
+        # the subject before them (我给他喂了药，他又抽了 is the child's)
+        self.writer_subject = False
+        self.before_writer = False
+        # … and in a story about a named child, the writer's own clause ends their turn too (孩子奶奶在
+        # 带，我在上班，刚才抽搐了 is the child's; with no child named the writer's story goes on)
+        self.child_named = False
         self.patient_in_sentence = False
         self.other_end = -1  # end of the last other-person word (it may govern a patient word)
         self.subject_end = -1  # end of the last subject word or 他 / 她 (自己 right after it is no subject)
@@ -167,6 +179,8 @@ class _Walk:
         self.clause_end = clause_end
         self.hypothetical_clause = self.habitual_clause = self.manner_clause = False
         self.negation_end = self.recurrence_end = -1
+        if self.writer_subject and self.child_named:
+            self.subject_other, self.writer_subject = self.before_writer, False
         if sentence_end:
             self.sentence += 1
             self.time = None
@@ -193,7 +207,9 @@ class _Walk:
             self.past[index] = True
             self.past_cue[index] = self.time_start
         self.hypothetical[index] = self.hypothetical_sentence or self.hypothetical_clause
-        self.habitual[index] = self.habitual_clause
+        if self.habitual_clause and m.start - self.habitual_end <= self.habitual_gap:
+            self.habitual[index] = True
+            self.habitual_end = m.end  # the reach runs on from each sign it covers (经常嘴唇发紫、口吐白沫)
         self.where[index] = (self.sentence, self.clause)
         self.last = index
 
@@ -206,7 +222,10 @@ class _Walk:
             last = self.last
             if last >= 0 and self.where[last][0] == self.sentence and hit.start - self.mentions[last].end <= cue.max_gap:
                 if kind == "past":
-                    self.past[last] = True
+                    # 过 in a clause of today, with no past cue in force, is the perfect, not the past:
+                    # 今天早上抽搐过一次 has happened today (前天半夜抽搐过 stays past)
+                    if not (hit.term == "过" and self.time != "past" and self.where[last][1] in self.clauses_of_now):
+                        self.past[last] = True
                 else:
                     self.asked_after[last] = True
         elif kind == "negation":
@@ -237,6 +256,7 @@ class _Walk:
                 self.hypothetical_clause = True
         elif kind == "habitual":
             self.habitual_clause = True
+            self.habitual_end, self.habitual_gap = hit.end, cue.max_gap
         elif kind == "contrast":
             self.time = None
             self.hypothetical_sentence = self.hypothetical_clause = self.habitual_clause = False
@@ -257,17 +277,23 @@ class _Walk:
                 hit.start == self.other_end or self.text[self.other_end:hit.start] in self.rules.governing_links
             )
             self.subject_other = governed  # 同事的孩子 is the colleague's child
+            self.writer_subject = False
             self.patient_in_sentence = self.patient_in_sentence or not governed
+            self.child_named = self.child_named or not governed
         elif kind == "other":
             if not self._place_or_carer(hit):
-                self.subject_other = True
+                self.subject_other, self.writer_subject = True, False
             self.other_end = hit.end
         elif kind == "self":
             if self.self_is_patient:
                 self.subject_other = False
             elif (not (hit.term == "自己" and after_subject) and not self._patient_word_follows(hit.end)
                   and not self._place_or_carer(hit)):
+                if not self.writer_subject:
+                    self.before_writer, self.writer_subject = self.subject_other, True
                 self.subject_other = True
+        elif self.writer_subject:
+            self.subject_other, self.writer_subject = self.before_writer, False
         self.subject_end = hit.end
 
     def _place_or_carer(self, hit: Hit) -> bool:
@@ -342,6 +368,26 @@ def _cues(rules: ContextRules, text: str, mentions: list[Mention]) -> tuple[list
             continue  # inside or across the word before it: the leftmost, then the longest, acts
         kept.append(hit)
     return kept, mentions
+
+
+# 当时 names the time told before it: a now cue's (昨天晚上抽搐，当时叫不醒 is last night) or a past
+# cue's; with none before it, the past.
+_THEN_NOW, _THEN_PAST = Cue("now", "before", "sentence"), Cue("past", "before", "sentence")
+
+
+def _anchored(cues: list[Hit]) -> list[Hit]:
+    out: list[Hit] = []
+    then = _THEN_PAST
+    for hit in cues:
+        cue: Cue = hit.payload
+        if cue.direction == "before" and cue.kind in _SPEAKS_OF_NOW:
+            then = _THEN_NOW
+        elif cue.direction == "before" and cue.kind == "past":
+            then = _THEN_PAST
+        elif cue.kind == "then":
+            hit = Hit(hit.start, hit.end, hit.term, then)
+        out.append(hit)
+    return out
 
 
 def _in_gap(rules: ContextRules, text: str, m: Mention, hit: Hit) -> bool:

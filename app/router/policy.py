@@ -126,6 +126,9 @@ class AskingEntry(_Strict):
     reading_words: list[NonEmpty] = []
     reading_generic: list[NonEmpty] = []
     form_headings: list[NonEmpty] = []
+    # Absent in a policy written before it: no split feeding question (奶粉可以照常喝吗 is knowledge).
+    feeding_modals: list[NonEmpty] = []
+    feeding_verbs: list[NonEmpty] = []
 
 
 class MedicinesEntry(_Strict):
@@ -209,6 +212,9 @@ class Asking:
     # shared automaton, where words as common as 多少 and 看看 cost every text a hit each.
     reading: re.Pattern[str] | None
     reading_generic: frozenset[str]  # keywords of reading_intent whose clause's digits read nothing
+    # A modal, then within a few characters a feeding verb (奶粉可以照常喝吗, 要不要停母乳): searched
+    # only in the question clauses of a text that names a food (None: rule off).
+    feeding: re.Pattern[str] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -428,6 +434,10 @@ def _check_asking(problems: list[str], spec: PolicyFile, keyword_owner: dict[str
         if keyword_owner.get(fold(word)) != asking.food_intent:
             problems.append(f"asking.diet_advice: {word!r} is not a keyword of {asking.food_intent}")
     _duplicates(problems, "asking.form_headings", asking.form_headings)
+    _duplicates(problems, "asking.feeding_modals", asking.feeding_modals)
+    _duplicates(problems, "asking.feeding_verbs", asking.feeding_verbs)
+    if bool(asking.feeding_modals) != bool(asking.feeding_verbs):
+        problems.append("asking.feeding_modals and asking.feeding_verbs: both or neither")
     hidden = list(keyword_owner) + [fold(w) for w in asking.question_words]
     for word in asking.form_headings:
         if not any(k in fold(word) for k in hidden):
@@ -562,7 +572,29 @@ def _compile(spec: PolicyFile, digest: str) -> Policy:
             reading_generic=frozenset(fold(w) for w in spec.asking.reading_generic),
             reading=re.compile("|".join(re.escape(fold(w)) for w in sorted(spec.asking.reading_words, key=len, reverse=True)))
             if spec.asking.reading_words else None,
+            feeding=_feeding(spec.asking.feeding_modals, spec.asking.feeding_verbs),
         ),
         write_required_slots=tuple(spec.route.write_required_slots),
         session_only_callers=frozenset(spec.route.session_only_callers),
     )
+
+
+# At most this many characters between a feeding question's modal and its verb (可以让宝宝吃).
+FEEDING_GAP = 6
+
+
+def _feeding(modals: list[str], verbs: list[str]) -> re.Pattern[str] | None:
+    """The split feeding question of SPEC §4.2 revision 2: a modal, then a feeding verb at most
+    ``FEEDING_GAP`` characters on; a modal that ends in a feeding verb (要停) is one by itself. The
+    gap is bounded, so a search costs at most a constant per
+    character of the clause it is run on."""
+    if not modals:
+        return None
+    whole = [m for m in modals if m.endswith(tuple(verbs))]  # 要停 holds its verb
+    split = f"(?:{_alternation(modals)}).{{0,{FEEDING_GAP}}}?(?:{_alternation(verbs)})"
+    return re.compile(f"{split}|{_alternation(whole)}" if whole else split, re.DOTALL)
+
+
+def _alternation(words: list[str]) -> str:
+    """A regex alternation of the folded words, longest first (还可以 before 可以)."""
+    return "|".join(re.escape(fold(w)) for w in sorted(words, key=len, reverse=True))

@@ -88,7 +88,8 @@ class P0Entry(_Strict):
 
 
 CueKind = Literal[
-    "negation", "pseudo", "now", "past", "hypothetical", "habitual", "manner", "contrast", "recurrence", "now_clause", "ongoing"
+    "negation", "pseudo", "now", "past", "hypothetical", "habitual", "manner", "contrast", "recurrence", "now_clause", "ongoing",
+    "then",
 ]
 # Which (kind, direction, scope) a cue may have: SPEC §4.7's table, nothing else.
 ALLOWED_CUES = {
@@ -106,14 +107,18 @@ ALLOWED_CUES = {
     ("recurrence", "before", "next_mention"),
     ("now_clause", "before", "clause"),
     ("ongoing", "before", "sentence"),
+    ("then", "before", "sentence"),
 }
 
+
+# The reach of a habitual cue with no max_gap: any clause is shorter.
+_WHOLE_CLAUSE = 1 << 30
 
 class CueEntry(_Strict):
     kind: CueKind
     direction: Literal["before", "after"]
     scope: Literal["next_mention", "sentence", "clause", "mention_before", "none", "terminate"]
-    max_gap: Annotated[int, Field(ge=0, le=8)] | None = None
+    max_gap: Annotated[int, Field(ge=0, le=12)] | None = None
     words: Terms
     not_inside: list[NonEmpty] = []
     patterns: dict[Name, NonEmpty] = {}
@@ -208,8 +213,11 @@ def check(p0: P0Entry, context: ContextEntry, roles: set[str]) -> list[str]:
         where = f"context.cues[{n}] ({cue.kind})"
         if (cue.kind, cue.direction, cue.scope) not in ALLOWED_CUES:
             problems.append(f"{where}: a {cue.kind} cue cannot have direction {cue.direction!r} and scope {cue.scope!r}")
-        if (cue.scope in ("next_mention", "mention_before")) != (cue.max_gap is not None):
-            problems.append(f"{where}: max_gap is required with scope next_mention or mention_before, and only there")
+        # A habitual cue may bound its reach into the clause (parents' run-on clauses have no comma);
+        # without max_gap it covers the whole clause, as the released policy reads.
+        if cue.kind != "habitual" and (cue.scope in ("next_mention", "mention_before")) != (cue.max_gap is not None):
+            problems.append(f"{where}: max_gap is required with scope next_mention or mention_before, and only there"
+                            " (and optional for a habitual cue)")
         for word in cue.words:
             claim(word, f"{cue.kind} cue", where)
         for name, pattern in cue.patterns.items():
@@ -217,7 +225,7 @@ def check(p0: P0Entry, context: ContextEntry, roles: set[str]) -> list[str]:
     for n, cue in enumerate(context.cues):
         _hiders(problems, f"context.cues[{n}] ({cue.kind}).not_inside", cue.not_inside, cue.words, role_of)
     _hiders(problems, "context.self_not_inside", context.self_not_inside, context.self_words, role_of)
-    subject_words = context.patient_words + context.other_person_words + context.self_words
+    subject_words = context.patient_words + context.other_person_words + context.self_words + context.third_person_words
     _hiders(problems, "context.subject_not_inside", context.subject_not_inside, subject_words, role_of)
     return problems
 
@@ -331,13 +339,14 @@ def compile_rules(p0: P0Entry, context: ContextEntry) -> RedFlagRules:
     )
     fever_word = re.compile("发烧|发热|发高烧|高烧|低烧|烧起来|发烫|很烫|滚烫|烫手|体温高|体温偏高")
     kid = "|".join(re.escape(fold(w)) for w in sorted(context.patient_words, key=len, reverse=True))
-    time_words = [fold(w) for e in context.cues if e.kind in ("now", "past", "now_clause", "ongoing") and e.direction == "before"
+    time_words = [fold(w) for e in context.cues if e.kind in ("now", "past", "now_clause", "ongoing", "then") and e.direction == "before"
                   for w in e.words]
     time_opening = "|".join(re.escape(w) for w in sorted(time_words, key=len, reverse=True))
     cues: list[tuple[str, Cue]] = []
     cue_patterns: list[tuple[re.Pattern[str], Cue]] = []
     for entry in context.cues:
-        cue = Cue(entry.kind, entry.direction, entry.scope, entry.max_gap or 0)
+        reach = entry.max_gap if entry.max_gap is not None else (_WHOLE_CLAUSE if entry.kind == "habitual" else 0)
+        cue = Cue(entry.kind, entry.direction, entry.scope, reach)
         cues += [(fold(w), cue) for w in entry.words]
         cues += [(fold(w), Cue("pseudo")) for w in entry.not_inside]
         cue_patterns += [(re.compile(p), cue) for p in entry.patterns.values()]

@@ -59,6 +59,23 @@ TEMPLATES = {
     "a patient word after another person": "我妈说{s}刚才{e}",
     "a history of the writer": "我以前也有过这种情况，{s}现在{e}",
     "who will help": "家里没人，{s}{e}了",
+    # rf20d: the writer in the story, a habitual cue far away, an ongoing marker with today's word
+    "the writer, then 他": "{s}在睡觉，我刚下班回家，他突然{e}了",
+    "the writer's sentence, then the child's": "{s}发烧两天了。我今天请假在家。刚才突然{e}了",
+    "the writer in a clause, then the child's": "{s}奶奶在带，我在上班，刚才{e}了",
+    "as it turned out": "{s}前几天感冒，以为好了，结果{e}了",
+    "the writer asks": "{s}发烧三天了。我想问一下，刚才{e}了要紧吗",
+    "the writer guessed wrong": "{s}吃了退烧药，我以为好了，结果又{e}了",
+    "the writer as carer": "{s}吃完药，我给擦了擦嘴，突然{e}了",
+    "the mother's milk": "{s}刚吃完我的母乳，突然{e}了",
+    "a habitual cue far back in a run-on clause": "{s}偶尔咳两声说话声音也有点哑哑的突然{e}",
+    "from the very start": "{s}一开始就{e}",
+    "ongoing with today's word": "{s}两天前开始{e}，目前还是这样",
+    "过 in a clause of today": "{s}今天早上{e}过一次，现在睡着了",
+    "当时 after last night": "{s}昨天晚上发烧，当时{e}",
+    "since the day before yesterday": "{s}从前天开始一直{e}",
+    "not better yet": "{s}三天前开始{e}，一直没好",
+    "like last time": "{s}又像上次那样{e}了",
 }
 
 
@@ -93,6 +110,14 @@ CONTROL_TEMPLATES = {
     "another person's, a food": "我姐姐家的孩子经常抽搐，{s}能吃{f}吗",
     "a knowledge question": "惊厥是怎么回事，{s}能吃{f}吗",
     "a hypothetical": "如果{s}抽搐了怎么办，平时能吃{f}吗",
+    # rf20d: the writer's own sign stays the writer's; a habitual cue within reach still asks
+    "the writer's own sign": "我刚才晕倒了，他们说{s}能吃{f}吗",
+    "the writer told the doctor": "我给医生说我昨天晕倒了，{s}能吃{f}吗",
+    "habitual within reach": "{s}偶尔抽搐，平时能吃{f}吗",
+    "habitual 一…就": "{s}一哭就嘴唇发紫，能吃{f}吗",
+    "过 under a past cue": "{s}前天半夜抽搐过，现在能吃{f}吗",
+    "当时 after a past cue": "{s}去年住院，当时抽搐了，现在能吃{f}吗",
+    "a past onset, no 从": "{s}前天开始便血，后来好了，现在能吃{f}吗",
 }
 FOODS = ["香蕉", "鸡蛋", "牛奶", "土豆", "米饭", "苹果", "豆腐", "西瓜", "橙子", "猪肉", "豆浆", "面条", "菠菜", "鱼",
          "虾", "紫菜", "海带"]

@@ -81,7 +81,9 @@ PARENTS = [
     ("a consume verb with the food in the clause before -> nutrition calc", "香蕉含钾多少？能不能吃", "nutrition_calc"),
     # feeding and fluids: never unknown
     ("adding complementary food -> knowledge", "宝宝现在还能加辅食吗", "knowledge"),
-    ("water besides formula -> knowledge", "吃奶粉的话还用另外喂水吗", "knowledge"),
+    # SPEC §4.2 revision 2: "nutrition_calc when it asks whether or how much of a named food or
+    # drink" (LABELS.md: 能喂水吗 is nutrition_calc); knowledge before the feeding question was read
+    ("water besides formula -> nutrition calc", "吃奶粉的话还用另外喂水吗", "nutrition_calc"),
     ("weaning -> knowledge", "什么时候断奶比较好", "knowledge"),
     ("a named drink with a consume verb -> nutrition calc", "宝宝能喝奶粉吗", "nutrition_calc"),
     ("how much milk a day -> nutrition calc", "宝宝一天喝多少奶", "nutrition_calc"),
@@ -180,6 +182,10 @@ def test_food_bonus_ranks_but_is_never_listed(router):
         pytest.param("能吃金匮肾气丸吗", "丸", id="suffix after a name"),
         pytest.param("骨化三醇能吃吗", "骨化三醇", id="name"),
         pytest.param("能喝肾炎康复口服液吗", "口服液", id="oral liquid"),
+        pytest.param("宝宝拉肚子能吃健脾散吗", "散", id="powder after a name"),
+        pytest.param("退热栓可以用吗", "退热栓", id="suppository by name"),
+        pytest.param("可以喝抗病毒合剂吗", "合剂", id="mixture after a name"),
+        pytest.param("宝宝能吃保和丹吗", "丹", id="pill after a name"),
     ],
 )
 def test_medicine_is_listed_as_knowledge_evidence(router, text, medicine):
@@ -195,12 +201,16 @@ def test_medicine_is_listed_as_knowledge_evidence(router, text, medicine):
         pytest.param("拍片能看出肾炎吗", id="拍片 is an X-ray"),
         pytest.param("肉丸子能吃吗", id="肉丸 is a food word"),
         pytest.param("照片发给医生了，能吃吗", id="照片 is a photo"),
+        pytest.param("晚饭后去散步，回来能吃香蕉吗", id="散步 is a walk"),
+        pytest.param("穿太多不散热，能喝点酸奶吗", id="散热 is losing heat"),
+        pytest.param("血栓的病人能吃鸡蛋吗", id="血栓 is a clot"),
+        pytest.param("牡丹花饼孩子能吃吗", id="牡丹 is a flower"),
     ],
 )
 def test_words_with_a_suffix_that_are_no_medicine(router, text):
     r = router.classify_intent(text)
     listed = {k for c in [r] for k in c.matched_keywords}
-    assert not listed & {"片", "丸"}, r.matched_keywords
+    assert not listed & {"片", "丸", "散", "栓", "丹"}, r.matched_keywords
 
 
 @pytest.mark.parametrize("text", [pytest.param("好的谢谢", id="thanks"), pytest.param("那明天呢", id="and tomorrow?"),

@@ -386,3 +386,78 @@ def test_red_flags_in_other_contexts_do_not_force_an_intent(router, text, intent
     assert r.intent == intent
     assert [f.context for f in r.red_flags] == contexts
     assert all(f.acknowledged is False for f in r.red_flags)  # classify_intent takes no acknowledgement
+
+
+# --- what parents of young children ask: concept families (SPEC §4.2 revision 2, issue 21) ----
+# Each family both ways: its words make the intent, and a text where something else is asked
+# keeps that other intent. Own sentences, written for these rows.
+
+PARENT_FAMILIES = [
+    # feeding and appetite: never unknown; a named food asked about stays nutrition_calc
+    ("feeding: appetite -> knowledge", "宝宝最近胃口不好怎么办", "knowledge"),
+    ("feeding: not eating meals -> knowledge", "孩子不爱吃饭是什么原因", "knowledge"),
+    ("feeding: mother's milk supply -> knowledge", "我奶水不够宝宝会饿吗", "knowledge"),
+    ("feeding: a named food beats the appetite topic -> nutrition calc", "宝宝胃口不好，能吃山药吗", "nutrition_calc"),
+    # fluids: how to rehydrate is knowledge; whether to give (more) water is nutrition_calc
+    ("fluids: how to rehydrate -> knowledge", "腹泻的孩子怎么补液", "knowledge"),
+    ("fluids: whether to drink more water -> nutrition calc", "需要给孩子多喝水吗", "nutrition_calc"),
+    ("fluids: whether to give water -> nutrition calc", "需要喂水吗", "nutrition_calc"),
+    ("fluids: the same verb with a medicine -> knowledge", "需要喂药吗", "knowledge"),
+    ("fluids: water in the story, a cause asked -> knowledge", "女儿有肾结石，多喝点水就尿频，有关系吗", "knowledge"),
+    # tests parents name: lab_result only with something to read
+    ("tests: what a stool test shows -> knowledge", "大便常规主要看什么", "knowledge"),
+    ("tests: a stool test with a value -> lab result", "大便常规白细胞5个正常吗", "lab_result"),
+    ("tests: a positive mycoplasma test -> lab result", "支原体阳性要紧吗", "lab_result"),
+    ("tests: mycoplasma pneumonia in the story, no reading -> knowledge", "去年得过支原体肺炎，最近10天又咳", "knowledge"),
+    ("tests: preparing for an ultrasound -> knowledge", "宝宝做彩超前要空腹吗", "knowledge"),
+    ("tests: what a blood-test report can show -> knowledge", "验血报告能看出是不是缺铁吗", "knowledge"),
+    ("tests: a report to look at -> lab result", "帮我看看这个化验报告", "lab_result"),
+    # care and procedures
+    ("care: another drip -> knowledge", "还要挂水吗", "knowledge"),
+    ("care: cooling the child down -> knowledge", "物理降温怎么做", "knowledge"),
+    ("care: back to kindergarten with a fever -> knowledge", "孩子发烧了能去幼儿园吗", "knowledge"),
+    # the body part a complaint names
+    ("body: rubbing the eyes -> knowledge", "宝宝眼睛老是揉是怎么回事", "knowledge"),
+    ("body: ear pain -> knowledge", "孩子说耳朵里面疼", "knowledge"),
+    # diet advice with no named food is knowledge; with one it stays nutrition_calc
+    ("diet advice: what may a coughing child eat -> knowledge", "孩子咳嗽能吃什么", "knowledge"),
+    ("diet advice: a named fruit -> nutrition calc", "孩子咳嗽能吃梨吗", "nutrition_calc"),
+    ("diet advice: avoid 发物 -> knowledge", "出疹子要忌发物吗", "knowledge"),
+    ("diet advice: a named meat that may be 发物 -> nutrition calc", "羊肉是发物吗，出疹子能吃吗", "nutrition_calc"),
+    ("diet advice: what to feed after weaning -> knowledge", "断奶以后喂什么", "knowledge"),
+    # medicines: dosage forms, course and effect are knowledge
+    ("medicine: a powder -> knowledge", "蒙脱石散可以吃吗", "knowledge"),
+    ("medicine: a suppository -> knowledge", "退热栓怎么用", "knowledge"),
+    ("medicine: how many days -> knowledge", "妈咪爱吃几天", "knowledge"),
+    ("medicine: a dose per time -> knowledge", "益生菌一次吃半包够吗", "knowledge"),
+    ("medicine: no effect -> knowledge", "这个药吃了没效果", "knowledge"),
+    # advice, combining things, fever words, compresses and air
+    ("advice: any suggestion -> knowledge", "平时有什么建议吗", "knowledge"),
+    ("advice: what to watch -> knowledge", "在家要注意些什么", "knowledge"),
+    ("combining: two things together, no food named -> knowledge", "这两样可以一起吃吗", "knowledge"),
+    ("combining: two named foods together -> nutrition calc", "香蕉和牛奶可以一起吃吗", "nutrition_calc"),
+    ("fever word: how long a low fever lasts -> knowledge", "低烧一般几天能退", "knowledge"),
+    ("compress: how long -> knowledge", "冷敷一次敷多久", "knowledge"),
+    ("air: a humidifier in the room -> knowledge", "晚上开加湿器可以吗", "knowledge"),
+    ("weight gain: weight not growing -> nutrition assessment", "这两个月体重没怎么长", "nutrition_assessment"),
+    ("weight gain: a named food asked about -> nutrition calc", "体重没怎么长，能多吃鸡蛋吗", "nutrition_calc"),
+    ("recovery: how long until better -> knowledge", "一般要多久才能好转", "knowledge"),
+    ("how serious: no big problem? -> risk assessment", "孩子这样应该没什么大问题吧", "risk_assessment"),
+    ("how serious: a value to read in the same clause beats it -> lab result", "白细胞13.5没什么大问题吧", "lab_result"),
+    # a feeding question with its modal apart from its verb: whether of a named food or drink
+    ("feeding question: formula as usual -> nutrition calc", "奶粉可以照常喝吗", "nutrition_calc"),
+    ("feeding question: rice cereal, child between modal and verb -> nutrition calc", "米粉可以让宝宝吃吗", "nutrition_calc"),
+    ("feeding question: stop breast milk -> nutrition calc", "要不要停母乳？", "nutrition_calc"),
+    ("feeding question: change the formula -> nutrition calc", "这样的话需要换奶粉吗", "nutrition_calc"),
+    ("feeding question: 可能 is no modal -> knowledge", "可能是吃奶粉引起的吗", "knowledge"),
+    ("feeding question: 主要 is no modal -> knowledge", "主要是吃了米粉以后拉肚子吗", "knowledge"),
+    ("feeding question: a medicine in the clause asks the medicine -> knowledge", "喝了奶粉可以吃药吗", "knowledge"),
+    ("feeding question: complementary food is no named food -> knowledge", "这期间还可以添加辅食吗", "knowledge"),
+]
+
+
+@pytest.mark.parametrize(("text", "intent"), _rows(PARENT_FAMILIES))
+def test_parents_concept_families(router, text, intent):
+    r = router.classify_intent(text)
+    assert r.intent == intent, (r.intent, r.matched_keywords, r.candidates)
+    assert r.fallback is None
