@@ -37,6 +37,9 @@ class ConceptEntry(_Strict):
     patterns: dict[Name, NonEmpty] = {}
     # SPEC §4.7 "Soft signs ask": parents' mild forms; a current one asks `severity_question`.
     soft_terms: list[NonEmpty] = []
+    # …and the families of them a bounded pattern says better than a list (精神没以前好, 尿比之前少):
+    # a current match asks like a soft term; names share one namespace with `patterns`.
+    soft_patterns: dict[Name, NonEmpty] = {}
     severity_question: NonEmpty | None = None
     # A mention of the concept counts only in a text that holds one of these (肾病: the complications
     # of nephrotic syndrome are other things elsewhere).
@@ -153,9 +156,11 @@ def check(p0: P0Entry, context: ContextEntry, roles: set[str]) -> list[str]:
             if key in owner:
                 problems.append(f"{where}.terms: {term!r} is already a term of {owner[key]}")
             owner[key] = concept.id
-        if bool(concept.soft_terms) != (concept.severity_question is not None):
+        if bool(concept.soft_terms or concept.soft_patterns) != (concept.severity_question is not None):
             problems.append(f"{where}: soft_terms and severity_question go together")
-        for name, pattern in concept.patterns.items():
+        problems.extend(f"{where}.soft_patterns: {name!r} is a hard pattern too"
+                        for name in concept.soft_patterns if name in concept.patterns)
+        for name, pattern in (concept.patterns | concept.soft_patterns).items():
             if name in names:
                 problems.append(f"{where}.patterns: pattern name {name!r} is used twice")
             names.add(name)
@@ -163,7 +168,7 @@ def check(p0: P0Entry, context: ContextEntry, roles: set[str]) -> list[str]:
             if not found and _first_chars(pattern) is None:
                 found = ["must start with a literal character, a class of them or a choice of them"]
             problems.extend(f"{where}.patterns.{name}: {p}" for p in found)
-    compiled = [re.compile(p) for c in p0.concepts for p in c.patterns.values() if not pattern_problems(p)]
+    compiled = [re.compile(p) for c in p0.concepts for p in (c.patterns | c.soft_patterns).values() if not pattern_problems(p)]
     for phrase in p0.safe_phrases:
         key = fold(phrase)
         if key in owner:
@@ -286,7 +291,7 @@ class RedFlagRules:
     blood_pressure: BloodPressure | None
     infant_fever: InfantFever
     context: ContextRules
-    soft_terms: frozenset[str]  # folded: a mention of one asks its concept's severity question when current
+    soft_terms: frozenset[str]  # folded soft terms and soft pattern names: a current mention of one asks its severity question
     severity_questions: dict[str, str]  # concept id → its question
     only_with: dict[str, re.Pattern[str]]  # concept id → the words one of which its text must hold
     term_count: int
@@ -299,7 +304,8 @@ _GAP = "[^，。！？；,!?;\\n]"
 
 def compile_rules(p0: P0Entry, context: ContextEntry) -> RedFlagRules:
     patterns = tuple(
-        (re.compile(pattern), name, concept.id) for concept in p0.concepts for name, pattern in concept.patterns.items()
+        (re.compile(pattern), name, concept.id) for concept in p0.concepts
+        for name, pattern in (concept.patterns | concept.soft_patterns).items()
     )
     starts: dict[str, list[tuple[re.Pattern[str], str, str]]] = {}
     for compiled in patterns:
@@ -362,7 +368,8 @@ def compile_rules(p0: P0Entry, context: ContextEntry) -> RedFlagRules:
             carer_before_if_patient=frozenset(fold(w) for w in context.carer_before_if_patient),
             patterns_by_name={name: compiled for compiled, name, _ in patterns},
         ),
-        soft_terms=frozenset(fold(t) for c in p0.concepts for t in c.soft_terms),
+        soft_terms=frozenset([fold(t) for c in p0.concepts for t in c.soft_terms]
+                             + [name for c in p0.concepts for name in c.soft_patterns]),
         severity_questions={c.id: c.severity_question for c in p0.concepts if c.severity_question},
         only_with={c.id: re.compile("|".join(re.escape(fold(w)) for w in c.only_with)) for c in p0.concepts if c.only_with},
         term_count=sum(len(c.terms) + len(c.soft_terms) for c in p0.concepts),

@@ -25,7 +25,7 @@ SIGNS: dict[str, list[str]] = {
     "fluid_overload": ["不能平躺", "躺下就喘", "咳粉红色泡沫痰", "只能坐着睡", "端坐呼吸", "肿得气短"],
     "hypocalcemic_tetany": ["手足搐搦", "口周发麻", "鸡爪手", "手指抽筋伸不开", "嘴巴周围发麻"],
     "gi_bleeding": ["吐咖啡色", "大便像柏油", "拉黑色的便", "呕血"],
-    "anuria": ["一滴尿都没有", "一整天没小便", "一天都没尿", "一点尿都没有"],
+    "anuria": ["一滴尿都没有", "一整天没小便", "一天都没尿", "一点尿都没有", "尿不湿一直是干的", "纸尿裤一天都是干的"],
     "altered_consciousness": ["不认人", "说胡话", "胡言乱语", "认不出人"],
 }
 # In nephrotic syndrome only (the concept's `only_with`): the text names it.
@@ -69,6 +69,13 @@ SOFT = [
     ("anuria soft: less urine asks", "孩子腹透以后尿少", "anuria"),
     ("shock soft: cold hands asks", "孩子手脚冰凉", "shock"),
     ("respiratory_distress soft: a little breathless asks", "孩子水肿，有点喘", "respiratory_distress"),
+    # issue 20 vocabulary: the mild forms a dialysis or nephrotic child's parent writes
+    ("anuria soft: less urine than before dialysis asks", "孩子开始腹透以后尿没以前多", "anuria"),
+    ("anuria soft: urine less than usual asks", "肾病复发了，小便比平常少", "anuria"),
+    ("anuria soft: urine volume down asks", "换肾后尿量有所减少", "anuria"),
+    ("lethargy soft: spirits worse after a session asks", "透析完孩子精神没以前好", "lethargy"),
+    ("shock soft: pale after a session asks", "孩子透析后脸色苍白", "shock"),
+    ("vomits_everything soft: vomited twice on dialysis asks", "孩子腹透期间今天吐了两次", "vomits_everything"),
 ]
 
 # Non-emergencies that look like kidney emergencies: never halt (a history word is context only).
@@ -89,6 +96,12 @@ BENIGN = [
     ("dialysis schedule", "孩子每周透析三次，饮食要注意什么"),
     ("a transplant clinic visit", "换肾以后多久复查一次"),
     ("urine volume of a dialysis child", "孩子一天尿量大概500毫升"),
+    # issue 20 vocabulary: good news and lab words beside the new urine phrasings
+    ("urine protein lower than before", "孩子吃了激素以后尿蛋白比以前少了"),
+    ("urine protein not as high as before", "尿蛋白没以前多了，能吃鸡蛋吗"),
+    ("more urine after a transplant", "换肾以后尿比以前多了"),
+    ("urine output as before", "肾病孩子尿量和以前差不多"),
+    ("a dry nappy changed in the morning", "早上换下来的尿不湿很重"),
 ]
 
 
