@@ -42,6 +42,9 @@ class Hits(defaultdict[str, list[Hit]]):
     group = defaultdict.__getitem__
 
 
+_EDGES = {(False, False): None, (True, False): (True, False), (False, True): (False, True), (True, True): (True, True)}
+
+
 class Lexicon:
     def __init__(self, groups: Mapping[str, Iterable[tuple[str, Any]]]):
         entries: dict[str, list[tuple[str, Any]]] = defaultdict(list)
@@ -50,22 +53,21 @@ class Lexicon:
                 if not term:
                     raise ValueError(f"empty term in group {group!r}")
                 entries[term].append((group, payload))
-        self._terms = [
-            (term, _is_ascii_letter(term[0]), _is_ascii_letter(term[-1]), tuple(owners))
-            for term, owners in entries.items()
-        ]
-        # What the scan reads per match: the term, whether it has an ASCII-letter edge to check,
-        # its only owner's group and payload (None: several owners), and its (group, payload) owners.
+        # What the scan reads per match: the term, its ASCII-letter edges to check (None: neither,
+        # most terms), its only owner's group and payload (None: several owners), and its
+        # (group, payload) owners. One tuple per term and nothing else kept: the lexicon is most of
+        # the router's resident memory.
         self._entries = [
-            (term, head or tail, owners[0][0] if len(owners) == 1 else None, owners[0][1], owners)
-            for term, head, tail, owners in self._terms
+            (term, _EDGES[_is_ascii_letter(term[0]), _is_ascii_letter(term[-1])],
+             owners[0][0] if len(owners) == 1 else None, owners[0][1], tuple(owners))
+            for term, owners in entries.items()
         ]
         # A DFA built once: its cost per character does not grow with the number of terms
         # (pyahocorasick's trie walk did: ×7 slower at 43,000 terms, bench/router_bench.py).
         self._automaton = ahocorasick_rs.AhoCorasick(
-            [t[0] for t in self._terms], matchkind=ahocorasick_rs.MatchKind.Standard
-        ) if self._terms else None
-        self.size = len(self._terms)
+            [t[0] for t in self._entries], matchkind=ahocorasick_rs.MatchKind.Standard
+        ) if self._entries else None
+        self.size = len(self._entries)
 
     def scan(self, view: str) -> Hits:
         """Every occurrence of every term, longest match applied per group in the same pass.
@@ -82,9 +84,9 @@ class Lexicon:
         last = len(view) - 1
         entries = self._entries
         for index, start, end in self._automaton.find_matches_as_indexes(view, overlapping=True):
-            term, edged, group, payload, owners = entries[index]
-            if edged:
-                _, ascii_head, ascii_tail, _ = self._terms[index]
+            term, edges, group, payload, owners = entries[index]
+            if edges is not None:
+                ascii_head, ascii_tail = edges
                 if ascii_head and start > 0 and _is_ascii_letter(view[start - 1]):
                     continue
                 if ascii_tail and end <= last and _is_ascii_letter(view[end]):
