@@ -113,7 +113,9 @@ def _critical_values(policy: Policy, text: str, hits: Hits) -> list[tuple[int, i
     opening = policy.red_flags.time_opening
     for word in words:
         rule = policy.red_flags.critical_values[word.payload]
-        limit = word.end + rule.window
+        # the reach first: a following clause that opens with a time cue extends it past the window
+        # (钾…，今天6.8), and a number there is the word's too. Bounded: at most two windows read.
+        limit = _reach(text, word.end, word.end + rule.window, rule.window, opening)
         index = first
         while True:  # the first number at or after the word's end
             if index == len(numbers):
@@ -126,8 +128,7 @@ def _critical_values(policy: Policy, text: str, hits: Hits) -> list[tuple[int, i
             index += 1
             first = index  # before this word, so before every later one
         if index == len(numbers) or numbers[index].start() >= limit:
-            continue  # no number in reach (most words of a text that repeats one): no clause to read
-        limit = _reach(text, word.end, limit, rule.window, opening)
+            continue  # no number in reach (most words of a text that repeats one)
         while True:
             if index == len(numbers):
                 number = next(scan, None)

@@ -20,7 +20,7 @@ import time
 from datetime import date
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from app.router import Router, analysis, load_policy
@@ -158,6 +158,9 @@ CRITICAL_WORDS = ["钾", "血钾", "k", "k+", "钾离子", " ", "，", "。", "�
 
 @settings(max_examples=500, deadline=None)
 @given(st.lists(st.sampled_from(CRITICAL_WORDS), max_size=25))
+# found by this test (session 2): a word whose window ends before the number, but whose reach a
+# following time-cue clause extends to it, was skipped by the shared scan's early exit
+@example(["钾"] * 8 + ["血钾", "，", "今天", "6.8"])
 def test_the_shared_number_scan_finds_what_a_scan_per_word_found(words):
     text = views("".join(words)).text
     hits = POLICY.lexicon.scan(text)
