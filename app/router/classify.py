@@ -88,12 +88,12 @@ _FIRST = _START = itemgetter(0)  # of a (start, …) tuple or a Hit
 # A character before a medicine suffix that makes it a portion or no word at all (两片, 几粒).
 _NOT_BEFORE_SUFFIX = frozenset("零〇一二两三四五六七八九十百千万半几多每整")
 # A number that can be a test's value: not an age, a time, a count of times or a body measure
-# (6岁儿童空腹血糖正常值是多少 reads nothing). Only a run's first digit starts a match and the run
+# (5岁孩子血常规正常值是多少 reads nothing). Only a run's first digit starts a match and the run
 # is taken possessively: one attempt per run, linear in the clause.
 _VALUE = re.compile("(?<![0-9.])[0-9]++(?:\\.[0-9]+)?+(?!多?(?:岁|个多?月|个半月|月|天|周|年|个?小时|次|斤|公斤|kg|cm|厘米))")
 # Right after a test's word, these say its value went somewhere (肌酐高, 血钾低了, 尿蛋白升到).
 _SAID_OF_A_VALUE = tuple("高低升降增减")
-# Said after a clause's last word without changing what it asks (可以吃嘛啊, 没事吧~).
+# Said after a clause's last word without changing what it asks (可以吃香蕉嘛啊, 没事吧~).
 _TRAILING = frozenset(" \t~啊呀哈啦哦噢")
 
 
@@ -166,7 +166,7 @@ def classify(policy: Policy, analysis: Analysis) -> Classification:
         weak = weak | reading.keys()
         reading = None
     if asking.serious_intent and reading is None and not medicines:
-        # A result to read (血项结果问题大吗) or a medicine (两种药一起吃没事吧) is what such a
+        # A result to read (白细胞偏高要紧吗) or a medicine (退烧药和止咳药一起吃没事吧) is what such a
         # question asks about: their own rules decide.
         _serious_questions(analysis.views.text, hits, cuts, questions, decided, asking)
     ranked: list[tuple[tuple[int, ...], str, dict[str, bool]]] = []
@@ -229,7 +229,7 @@ def _medicine_verbs(
 def _serious_questions(text: str, hits: list[Hit], cuts: list[int], questions: list[bool], decided: set[str], asking: Asking) -> None:
     """A question clause that ends asking how serious (疹子没事吧, 这样严重吗) decides the intent
     of that question (issue 21): its symptom nouns say what it is about, its last words what it
-    asks. The word must end the clause, but for trailing particles: 这个算严重肺炎吗 asks about
+    asks. The word must end the clause, but for trailing particles: 这算是严重的肺炎吗 asks about
     the diagnosis and is left to the keywords; so is a clause about people in general
     (女性肾脏囊肿要紧吗 asks about the disease). Each clause is searched at most once: the first
     clause that ends asking decides."""
@@ -288,7 +288,7 @@ def _asked_food(policy: Policy, analysis: Analysis) -> Classification:
 def _has_reading(analysis: Analysis, hits: list[Hit], cuts: list[int], asking: Asking) -> bool:
     """A result to read (SPEC §4.2 revision 2): a reading word (偏高, 化验单, 帮我看), a direction
     right after one of the intent's keywords (肌酐高), or a number in a clause that holds one (血钾5.2; not an age: 6岁).
-    A reading word that asks (多少) reads nothing in a clause with a reference word: 血糖正常值是多少
+    A reading word that asks (多少) reads nothing in a clause with a reference word: 儿童血钾正常值是多少
     asks the norm (issue 21), 肌酐和尿素氮多少 asks for the child's values. Each clause is searched
     once per rule."""
     text = analysis.views.text
@@ -370,8 +370,8 @@ def _clause_end(text: str, lo: int, hi: int) -> int:
 
 
 def _ends_asking(text: str, lo: int, hi: int, asking: Asking) -> bool:
-    """A clause that ends in a colloquial question ending after a predicate (可以吃嘛, 能喝牛奶不,
-    可以加米糊了是吧): the longest policy ending decides, so 什么, 那么 or 好吧 ask nothing. The
+    """A clause that ends in a colloquial question ending after a predicate (可以吃香蕉嘛, 能喝酸奶不,
+    现在可以加蛋黄了是吧): the longest policy ending decides, so 什么, 那么 or 好吧 ask nothing. The
     ending must follow something: a bare 不 or 是吧 is an answer."""
     end = _clause_end(text, lo, hi)
     for size in range(min(asking.ending_max, end - lo), 0, -1):

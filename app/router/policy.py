@@ -130,7 +130,7 @@ class AskingEntry(_Strict):
     feeding_modals: list[NonEmpty] = []
     feeding_verbs: list[NonEmpty] = []
     # Issue 21, each absent in a policy written before it (rule off): colloquial question endings
-    # (可以吃嘛, 能喝牛奶不), a reading word that asks a norm (正常值是多少), how-serious questions.
+    # (可以吃香蕉嘛, 能喝酸奶不), a reading word that asks a norm (正常值是多少), how-serious questions.
     question_endings: list[NonEmpty] = []
     not_question_endings: list[NonEmpty] = []
     reading_questions: list[NonEmpty] = []

@@ -186,7 +186,7 @@ SERIOUS = [
     ("严重么 ending the only clause beats symptom nouns", "宝宝咳嗽有痰还流鼻涕严重么", "risk_assessment"),
     ("the same rash asked of adults in general -> knowledge", "成年人身上起了好多小红疹子没事吧", "knowledge"),
     ("严重 inside the clause asks no seriousness", "会不会是严重的湿疹", "knowledge"),
-    ("a medicine decides -> knowledge", "两种药一起吃没事吧", "knowledge"),
+    ("a medicine decides -> knowledge", "退烧药和止咳药一起吃没事吧", "knowledge"),
     ("a reading decides -> lab", "白细胞偏高要紧吗", "lab_result"),
 ]
 
