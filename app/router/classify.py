@@ -87,9 +87,14 @@ _CUT = re.compile("[,。!?;\n.](?<![0-9]\\.(?=[0-9]))")  # an ASCII . between di
 _FIRST = _START = itemgetter(0)  # of a (start, …) tuple or a Hit
 # A character before a medicine suffix that makes it a portion or no word at all (两片, 几粒).
 _NOT_BEFORE_SUFFIX = frozenset("零〇一二两三四五六七八九十百千万半几多每整")
-_DIGIT = re.compile("[0-9]")
+# A number that can be a test's value: not an age, a time, a count of times or a body measure
+# (5岁孩子血常规正常值是多少 reads nothing). Only a run's first digit starts a match and the run
+# is taken possessively: one attempt per run, linear in the clause.
+_VALUE = re.compile("(?<![0-9.])[0-9]++(?:\\.[0-9]+)?+(?!多?(?:岁|个多?月|个半月|月|天|周|年|个?小时|次|斤|公斤|kg|cm|厘米))")
 # Right after a test's word, these say its value went somewhere (肌酐高, 血钾低了, 尿蛋白升到).
 _SAID_OF_A_VALUE = tuple("高低升降增减")
+# Said after a clause's last word without changing what it asks (可以吃香蕉嘛啊, 没事吧~).
+_TRAILING = frozenset(" \t~啊呀哈啦哦噢")
 
 
 def classify(policy: Policy, analysis: Analysis) -> Classification:
@@ -125,7 +130,7 @@ def classify(policy: Policy, analysis: Analysis) -> Classification:
         terms = tuple(dict.fromkeys(h.term for h in hits))
         only = Scored(policy.intent_by_name[first], sum(map(len, terms)), terms)
         return Classification(only, (only,), emergency=False)
-    cuts, questions = _clauses(analysis)
+    cuts, questions = _clauses(analysis, asking)
     # intent → {keyword: said in a question clause}, keywords in text order
     keywords: dict[str, dict[str, bool]] = {}
     decided: set[str] = set()  # intents a question clause's consume verb asks about (能喝豆浆吗)
@@ -151,7 +156,7 @@ def classify(policy: Policy, analysis: Analysis) -> Classification:
     by_name = policy.intent_by_name
     weak = asking.weak_keywords
     reading = keywords.get(asking.reading_intent)
-    if reading is not None and not _has_reading(analysis, hits, cuts, asking.reading_intent, asking.reading, asking.reading_generic):
+    if reading is not None and not _has_reading(analysis, hits, cuts, asking):
         # Nothing to read (尿常规主要查什么): the test's words ask about the test, as weak words.
         del keywords[asking.reading_intent]
         target = keywords.setdefault(asking.advice_intent, {})
@@ -159,6 +164,11 @@ def classify(policy: Policy, analysis: Analysis) -> Classification:
             if not target.get(term):
                 target[term] = asked
         weak = weak | reading.keys()
+        reading = None
+    if asking.serious_intent and reading is None and not medicines:
+        # A result to read (白细胞偏高要紧吗) or a medicine (退烧药和止咳药一起吃没事吧) is what such a
+        # question asks about: their own rules decide.
+        _serious_questions(analysis.views.text, hits, cuts, questions, decided, asking)
     ranked: list[tuple[tuple[int, ...], str, dict[str, bool]]] = []
     for name, words in keywords.items():
         # [strong, weak] × [whole text, question clauses], negated: the best sorts first
@@ -216,6 +226,26 @@ def _medicine_verbs(
     return redirected
 
 
+def _serious_questions(text: str, hits: list[Hit], cuts: list[int], questions: list[bool], decided: set[str], asking: Asking) -> None:
+    """A question clause that ends asking how serious (疹子没事吧, 这样严重吗) decides the intent
+    of that question (issue 21): its symptom nouns say what it is about, its last words what it
+    asks. The word must end the clause, but for trailing particles: 这算是严重的肺炎吗 asks about
+    the diagnosis and is left to the keywords; so is a clause about people in general
+    (女性肾脏囊肿要紧吗 asks about the disease). Each clause is searched at most once: the first
+    clause that ends asking decides."""
+    for hit in hits:
+        if hit.payload != asking.serious_intent or hit.term not in asking.serious_questions:
+            continue
+        clause = bisect_right(cuts, hit.start)
+        if not questions[clause]:
+            continue
+        lo = cuts[clause - 1] + 1 if clause else 0
+        hi = cuts[clause] if clause < len(cuts) else len(text)
+        if hit.end == _clause_end(text, lo, hi) and (asking.general is None or not asking.general.search(text, lo, hi)):
+            decided.add(asking.serious_intent)
+            return
+
+
 def _feeding_questions(
     text: str, foods: list[Hit], medicines: list[Hit], cuts: list[int], questions: list[bool], feeding: re.Pattern[str],
     keywords: dict[str, dict[str, bool]], decided: set[str], food_intent: str,
@@ -247,7 +277,7 @@ def _asked_food(policy: Policy, analysis: Analysis) -> Classification:
     is ``unknown``."""
     foods = analysis.hits.get("food")
     if foods:
-        cuts, questions = _clauses(analysis)
+        cuts, questions = _clauses(analysis, policy.asking)
         asked = tuple(dict.fromkeys(f.term for f in foods if questions[bisect_right(cuts, f.start)]))
         if asked:
             scored = Scored(policy.intent_by_name[policy.asking.food_intent], sum(map(len, asked)), asked)
@@ -255,14 +285,27 @@ def _asked_food(policy: Policy, analysis: Analysis) -> Classification:
     return Classification(None, (), emergency=False)
 
 
-def _has_reading(analysis: Analysis, hits: list[Hit], cuts: list[int], intent: str, policy_reading: re.Pattern[str] | None,
-                 generic: frozenset[str]) -> bool:
+def _has_reading(analysis: Analysis, hits: list[Hit], cuts: list[int], asking: Asking) -> bool:
     """A result to read (SPEC §4.2 revision 2): a reading word (偏高, 化验单, 帮我看), a direction
-    right after one of the intent's keywords (肌酐高), or a digit in a clause that holds one (血钾5.2).
-    Each clause is searched once."""
+    right after one of the intent's keywords (肌酐高), or a number in a clause that holds one (血钾5.2; not an age: 6岁).
+    A reading word that asks (多少) reads nothing in a clause with a reference word: 儿童血钾正常值是多少
+    asks the norm (issue 21), 肌酐和尿素氮多少 asks for the child's values. Each clause is searched
+    once per rule."""
     text = analysis.views.text
-    if policy_reading is not None and policy_reading.search(text):
-        return True
+    intent, generic = asking.reading_intent, asking.reading_generic
+    if asking.reading is not None:
+        norms: dict[int, bool] = {}  # clause → it holds a reference word
+        for word in asking.reading.finditer(text):
+            if word.group() not in asking.reading_questions or asking.reference is None:
+                return True
+            clause = bisect_right(cuts, word.start())
+            norm = norms.get(clause)
+            if norm is None:
+                lo = cuts[clause - 1] + 1 if clause else 0
+                hi = cuts[clause] if clause < len(cuts) else len(text)
+                norm = norms[clause] = asking.reference.search(text, lo, hi) is not None
+            if not norm:
+                return True
     searched: set[int] = set()
     for hit in hits:
         if hit.payload != intent or hit.term in generic:
@@ -275,7 +318,7 @@ def _has_reading(analysis: Analysis, hits: list[Hit], cuts: list[int], intent: s
         searched.add(clause)
         lo = cuts[clause - 1] + 1 if clause else 0
         hi = cuts[clause] if clause < len(cuts) else len(text)
-        if _DIGIT.search(text, lo, hi):
+        if _VALUE.search(text, lo, hi):
             return True
     return False
 
@@ -293,14 +336,20 @@ def _outside(hits: list[Hit], forms: list[Hit]) -> list[Hit]:
     return kept
 
 
-def _clauses(analysis: Analysis) -> tuple[list[int], list[bool]]:
+def _clauses(analysis: Analysis, asking: Asking) -> tuple[list[int], list[bool]]:
     """The clause ends (positions of the cutting marks) and, per clause, whether it is a question.
     Clause ``i`` runs from after ``cuts[i-1]`` to ``cuts[i]``; ``bisect_right(cuts, p)`` is the
     clause of position ``p``. One regex pass over the text; the few question marks are looked at
-    one by one."""
+    one by one; each clause's end is looked at once, back over its trailing particles and at most
+    the longest question ending."""
     text = analysis.views.text
     cuts = [mark.start() for mark in _CUT.finditer(text)]
     questions = [False] * (len(cuts) + 1)
+    if asking.endings:
+        lo = 0
+        for clause, hi in enumerate([*cuts, len(text)]):
+            questions[clause] = _ends_asking(text, lo, hi, asking)
+            lo = hi + 1
     mark = text.find("?")
     while mark != -1:  # a clause that ends in ? (the mark is the clause's own end)
         questions[bisect_left(cuts, mark)] = True
@@ -311,6 +360,25 @@ def _clauses(analysis: Analysis) -> tuple[list[int], list[bool]]:
             continue  # 想得到怎样的帮助: the form asks, not the writer
         questions[bisect_right(cuts, word.start)] = True
     return cuts, questions
+
+
+def _clause_end(text: str, lo: int, hi: int) -> int:
+    """The end of the clause ``text[lo:hi]`` before its trailing particles."""
+    while hi > lo and text[hi - 1] in _TRAILING:
+        hi -= 1
+    return hi
+
+
+def _ends_asking(text: str, lo: int, hi: int, asking: Asking) -> bool:
+    """A clause that ends in a colloquial question ending after a predicate (可以吃香蕉嘛, 能喝酸奶不,
+    现在可以加蛋黄了是吧): the longest policy ending decides, so 什么, 那么 or 好吧 ask nothing. The
+    ending must follow something: a bare 不 or 是吧 is an answer."""
+    end = _clause_end(text, lo, hi)
+    for size in range(min(asking.ending_max, end - lo), 0, -1):
+        asks = asking.endings.get(text[end - size : end])
+        if asks is not None:
+            return asks and size < end - lo
+    return False
 
 
 def _medicines(analysis: Analysis) -> list[Hit]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Iterable, Literal, Mapping, Sequence, TypeVar
@@ -129,6 +129,15 @@ class AskingEntry(_Strict):
     # Absent in a policy written before it: no split feeding question (奶粉可以照常喝吗 is knowledge).
     feeding_modals: list[NonEmpty] = []
     feeding_verbs: list[NonEmpty] = []
+    # Issue 21, each absent in a policy written before it (rule off): colloquial question endings
+    # (可以吃香蕉嘛, 能喝酸奶不), a reading word that asks a norm (正常值是多少), how-serious questions.
+    question_endings: list[NonEmpty] = []
+    not_question_endings: list[NonEmpty] = []
+    reading_questions: list[NonEmpty] = []
+    reference_words: list[NonEmpty] = []
+    serious_intent: NonEmpty | None = None
+    serious_questions: list[NonEmpty] = []
+    general_subjects: list[NonEmpty] = []
 
 
 class MedicinesEntry(_Strict):
@@ -215,6 +224,15 @@ class Asking:
     # A modal, then within a few characters a feeding verb (奶粉可以照常喝吗, 要不要停母乳): searched
     # only in the question clauses of a text that names a food (None: rule off).
     feeding: re.Pattern[str] | None = None
+    # Clause endings (after the trailing particles) → whether they ask: the longest that ends a
+    # clause decides (不好吧 asks, 好吧 does not); ``ending_max`` bounds the look-back.
+    endings: dict[str, bool] = field(default_factory=dict)
+    ending_max: int = 0
+    reading_questions: frozenset[str] = frozenset()  # reading words that ask a norm beside a reference word
+    reference: re.Pattern[str] | None = None  # 正常值, 参考值: the clause asks the norm, not a reading
+    serious_intent: str = ""  # a question clause that ends asking how serious decides it ("": off)
+    serious_questions: frozenset[str] = frozenset()
+    general: re.Pattern[str] | None = None  # 女性, 成年人: the clause asks about a disease in general
 
 
 @dataclass(frozen=True, slots=True)
@@ -411,10 +429,10 @@ def _check_asking(problems: list[str], spec: PolicyFile, keyword_owner: dict[str
         problems.append("asking.advice_intent: required by asking.diet_advice and asking.reading_intent")
     if (asking.reading_words or asking.reading_generic) and not asking.reading_intent:
         problems.append("asking.reading_intent: required by asking.reading_words and asking.reading_generic")
-    for field in ("food_intent", "medicine_intent", "advice_intent", "reading_intent"):
-        name = getattr(asking, field)
+    for attr in ("food_intent", "medicine_intent", "advice_intent", "reading_intent", "serious_intent"):
+        name = getattr(asking, attr)
         if name is not None and name not in keyword_owner.values():
-            problems.append(f"asking.{field}: {name!r} is not a scored intent")
+            problems.append(f"asking.{attr}: {name!r} is not a scored intent")
     for word in asking.weak_keywords:
         if fold(word) not in keyword_owner:
             problems.append(f"asking.weak_keywords: {word!r} is not an intent keyword")
@@ -438,6 +456,20 @@ def _check_asking(problems: list[str], spec: PolicyFile, keyword_owner: dict[str
     _duplicates(problems, "asking.feeding_verbs", asking.feeding_verbs)
     if bool(asking.feeding_modals) != bool(asking.feeding_verbs):
         problems.append("asking.feeding_modals and asking.feeding_verbs: both or neither")
+    _overlaps(problems, "asking", {"question_endings": asking.question_endings, "not_question_endings": asking.not_question_endings})
+    for word in asking.reading_questions:
+        if word not in asking.reading_words:
+            problems.append(f"asking.reading_questions: {word!r} is not one of asking.reading_words")
+    if asking.reading_questions and not asking.reference_words:
+        problems.append("asking.reference_words: required by asking.reading_questions")
+    _duplicates(problems, "asking.general_subjects", asking.general_subjects)
+    if asking.general_subjects and not asking.serious_intent:
+        problems.append("asking.serious_intent: required by asking.general_subjects")
+    if bool(asking.serious_questions) != bool(asking.serious_intent):
+        problems.append("asking.serious_intent and asking.serious_questions: both or neither")
+    for word in asking.serious_questions:
+        if keyword_owner.get(fold(word)) != asking.serious_intent:
+            problems.append(f"asking.serious_questions: {word!r} is not a keyword of {asking.serious_intent}")
     hidden = list(keyword_owner) + [fold(w) for w in asking.question_words]
     for word in asking.form_headings:
         if not any(k in fold(word) for k in hidden):
@@ -514,6 +546,7 @@ def _compile(spec: PolicyFile, digest: str) -> Policy:
         "write": [(fold(alias), target) for t in spec.write_tools for alias, target in t.aliases.items()],
     }
     redline_groups["critical"] = [(fold(w), n) for n, c in enumerate(spec.p0.critical_values) for w in c.words]
+    endings = {fold(w): True for w in spec.asking.question_endings} | {fold(w): False for w in spec.asking.not_question_endings}
     intent_groups: _Groups = {"intent": [(fold(k), i.name) for i in spec.intents for k in i.keywords]}
     medicines = spec.medicines
     asking_groups: _Groups = {
@@ -573,6 +606,13 @@ def _compile(spec: PolicyFile, digest: str) -> Policy:
             reading=re.compile("|".join(re.escape(fold(w)) for w in sorted(spec.asking.reading_words, key=len, reverse=True)))
             if spec.asking.reading_words else None,
             feeding=_feeding(spec.asking.feeding_modals, spec.asking.feeding_verbs),
+            endings=endings,
+            ending_max=max(map(len, endings), default=0),
+            reading_questions=frozenset(fold(w) for w in spec.asking.reading_questions),
+            reference=re.compile(_alternation(spec.asking.reference_words)) if spec.asking.reference_words else None,
+            serious_intent=spec.asking.serious_intent or "",
+            serious_questions=frozenset(fold(w) for w in spec.asking.serious_questions),
+            general=re.compile(_alternation(spec.asking.general_subjects)) if spec.asking.general_subjects else None,
         ),
         write_required_slots=tuple(spec.route.write_required_slots),
         session_only_callers=frozenset(spec.route.session_only_callers),

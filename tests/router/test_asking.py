@@ -147,6 +147,50 @@ COMPLAINTS = [
 ]
 
 
+# Colloquial question endings (issue 21): a clause that ends, after a predicate, in 嘛 / 么 / 是吧 /
+# 吧 / 不 asks; the longest ending decides, so an assent, a suggestion or an adverb before 不 asks
+# nothing. A named food with no keyword shows it: asked -> nutrition_calc, told -> unknown.
+QUESTION_ENDINGS = [
+    ("嘛 after a modal asks", "明天给宝宝喝点米汤可以嘛", "nutrition_calc"),
+    ("么 after a verb asks", "晚上给她喝点酸奶么", "nutrition_calc"),
+    ("是吧 asks", "现在可以加蛋黄了是吧", "nutrition_calc"),
+    ("不 after a modal asks", "早上煮点小米粥给他可以不", "nutrition_calc"),
+    ("不 after 行 asks", "给孩子吃点苹果泥行不", "nutrition_calc"),
+    ("吧 seeking agreement asks", "前天吃了点橘子没关系吧", "nutrition_calc"),
+    ("不好吧 asks though 好吧 does not", "天天喝酸奶不好吧", "nutrition_calc"),
+    ("a trailing particle is skipped", "给宝宝吃点山药可以嘛~", "nutrition_calc"),
+    ("好吧 assents", "米汤先喝着好吧", "unknown"),
+    ("看看吧 suggests", "那就先喝两天米汤看看吧", "unknown"),
+    ("算了吧 gives up", "米汤就算了吧", "unknown"),
+    ("不 after an adverb ends no question", "这两天的米汤她都不", "unknown"),
+    ("那么 ends no question", "米汤现在喝得没有以前那么", "unknown"),
+    ("不 inside 不喝 ends nothing", "牛奶她一口都不喝", "unknown"),
+    ("不 inside 不行 ends nothing", "米汤喝了就吐，不行", "unknown"),
+]
+
+# A reading word that asks (多少) beside a reference word asks the norm: knowledge. Without one it
+# asks for the child's values, and a value in the clause is still a reading. An age is no value.
+NORMS = [
+    ("a normal value asked -> knowledge", "儿童血钾正常值是多少", "knowledge"),
+    ("多少算正常 -> knowledge", "尿酸多少算正常", "knowledge"),
+    ("an age in the clause is no value -> knowledge", "5岁孩子血常规正常值是多少", "knowledge"),
+    ("months in the clause are no value -> knowledge", "3个月宝宝血红蛋白多少算正常", "knowledge"),
+    ("the child's own value asked -> lab", "他的血钾是多少", "lab_result"),
+    ("a value beside the norm question -> lab", "血钾5.8，正常值是多少", "lab_result"),
+]
+
+# How serious (issue 21): a question clause that ends asking it decides risk_assessment over the
+# story's symptom nouns; a medicine, a reading or people in general leave it to the other rules.
+SERIOUS = [
+    ("没事吧 ending the question beats symptom nouns", "宝宝脸上和脖子上起了红疹子，没事吧", "risk_assessment"),
+    ("严重么 ending the only clause beats symptom nouns", "宝宝咳嗽有痰还流鼻涕严重么", "risk_assessment"),
+    ("the same rash asked of adults in general -> knowledge", "成年人身上起了好多小红疹子没事吧", "knowledge"),
+    ("严重 inside the clause asks no seriousness", "会不会是严重的湿疹", "knowledge"),
+    ("a medicine decides -> knowledge", "退烧药和止咳药一起吃没事吧", "knowledge"),
+    ("a reading decides -> lab", "白细胞偏高要紧吗", "lab_result"),
+]
+
+
 def _rows(rows):
     return [pytest.param(text, intent, id=rid) for rid, text, intent in rows]
 
@@ -158,6 +202,11 @@ def test_what_is_asked_decides(router, text, intent):
     r = router.classify_intent(text)
     assert r.intent == intent, (r.intent, r.candidates)
     assert r.candidates[0].intent == intent
+
+
+@pytest.mark.parametrize(("text", "intent"), _rows(QUESTION_ENDINGS + NORMS + SERIOUS))
+def test_endings_norms_and_how_serious(router, text, intent):
+    assert router.classify_intent(text).intent == intent
 
 
 def test_score_and_confidence_stay_the_whole_texts(router):
