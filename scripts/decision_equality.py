@@ -142,15 +142,28 @@ def concepts(results: list[Any]) -> list[str]:
     return sorted(seen)
 
 
+def _without_version(value: Any) -> Any:
+    """The result with every ``policy_version`` left out: a policy edited only in its comments gets
+    a new version (a hash of the file) and must still decide alike."""
+    if isinstance(value, dict):
+        return {k: _without_version(v) for k, v in value.items() if k != "policy_version"}
+    if isinstance(value, list):
+        return [_without_version(v) for v in value]
+    return value
+
+
 class Comparison:
-    def __init__(self, routers: list[Any]):
+    def __init__(self, routers: list[Any], ignore_version: bool = False):
         self.routers = routers
+        self.ignore_version = ignore_version
         self.calls = Counter[str]()
         self.differences = Counter[str]()
         self.shown: list[str] = []
 
     def run(self, ident: str, tool: str, arguments: Any, roles: frozenset[str] | None = None) -> list[Any]:
         results = [outcome(router, tool, arguments, roles) for router in self.routers]
+        if self.ignore_version:
+            results = [_without_version(r) for r in results]
         self.calls[tool] += 1
         if results[0] != results[1]:
             self.differences[tool] += 1
@@ -169,12 +182,13 @@ def _differing(a: Any, b: Any) -> list[str]:
     return ["<whole result>"]
 
 
-def compare(modules: list[ModuleType], corpus: dict[str, str], cases_: dict[str, tuple[str, Any]], quick: bool) -> Comparison:
+def compare(modules: list[ModuleType], corpus: dict[str, str], cases_: dict[str, tuple[str, Any]], quick: bool,
+            ignore_version: bool = False) -> Comparison:
     routers = [m.Router(m.load_policy(), m.Limits(), today=lambda: TODAY) for m in modules]
     policy = routers[1].policy
     roles = list(dict.fromkeys(list(routers[0].policy.roles) + list(policy.roles)))
     mcps = list(dict.fromkeys(list(routers[0].policy.mcp_id) + list(policy.mcp_id)))
-    check = Comparison(routers)
+    check = Comparison(routers, ignore_version)
     callers = roles[:2] if quick else roles
     for text, ident in corpus.items():
         text = text[:2000]
@@ -213,12 +227,14 @@ def main() -> int:
     parser.add_argument("tree_b", type=Path)
     parser.add_argument("--extra", type=Path, action="append", default=[], help="a JSON-lines file of texts (repeatable)")
     parser.add_argument("--quick", action="store_true", help="two caller roles instead of every role")
+    parser.add_argument("--ignore-policy-version", action="store_true",
+                        help="leave policy_version out of the comparison (a policy edited only in its comments)")
     args = parser.parse_args()
     trees = [args.tree_a.resolve(), args.tree_b.resolve()]
     modules = [load(tree, f"router_equality_{i}") for i, tree in enumerate(trees)]
     corpus = texts(trees, args.extra)
     cases_ = cases(trees)
-    check = compare(modules, corpus, cases_, args.quick)
+    check = compare(modules, corpus, cases_, args.quick, args.ignore_policy_version)
     print(f"{trees[0]} against {trees[1]}: {len(corpus)} texts, {len(cases_)} cases; calls per tool: {dict(check.calls)}")
     for line in check.shown:
         print("  differs:", line)

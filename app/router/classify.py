@@ -251,7 +251,7 @@ def _feeding_questions(
     keywords: dict[str, dict[str, bool]], decided: set[str], food_intent: str,
 ) -> None:
     """A question clause that names a food and asks whether to feed it with the verb apart from its
-    modal (奶粉可以照常喝吗, 米粉可以让宝宝吃吗, 要不要停母乳) decides ``food_intent``: whether of a
+    modal (奶粉可以照常喝吗, 米糊能给宝宝吃吗, 要不要停母乳) decides ``food_intent``: whether of a
     named food or drink (SPEC §4.2 revision 2). The clause's foods become its keywords. A clause that
     also names a medicine is left to the consume verbs (喝了奶粉可以吃药吗 asks about the medicine).
     Each question clause with a food is searched once, within its bounds."""

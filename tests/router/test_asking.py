@@ -99,7 +99,7 @@ PARENTS = [
     ("results asked for -> lab", "孩子的血常规出来了吗", "lab_result"),
     ("a look-up of the latest result -> lab", "查看最近一次血钾化验", "lab_result"),
     ("正常吗 with only an age's digits -> knowledge", "20多天大的宝宝偶尔咳嗽正常吗", "knowledge"),
-    ("a question about a named drink with no keyword -> nutrition calc", "给孩子喝温开水么？", "nutrition_calc"),
+    ("a question about a named drink with no keyword -> nutrition calc", "能给宝宝喝点温水么？", "nutrition_calc"),
     # consultation-form boilerplate
     ("form headings pull nothing", "病情描述：孩子咳嗽三天。需要医生帮助提供远程诊断：想得到怎样的帮助：怎么治疗", "knowledge"),
     ("远程诊断 alone is no diagnosis", "需要医生帮助提供远程诊断：孩子湿疹", "knowledge"),

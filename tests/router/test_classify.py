@@ -446,13 +446,13 @@ PARENT_FAMILIES = [
     ("how serious: a value to read in the same clause beats it -> lab result", "白细胞13.5没什么大问题吧", "lab_result"),
     # a feeding question with its modal apart from its verb: whether of a named food or drink
     ("feeding question: formula as usual -> nutrition calc", "奶粉可以照常喝吗", "nutrition_calc"),
-    ("feeding question: rice cereal, child between modal and verb -> nutrition calc", "米粉可以让宝宝吃吗", "nutrition_calc"),
+    ("feeding question: rice cereal, child between modal and verb -> nutrition calc", "米糊能给宝宝吃吗", "nutrition_calc"),
     ("feeding question: stop breast milk -> nutrition calc", "要不要停母乳？", "nutrition_calc"),
     ("feeding question: change the formula -> nutrition calc", "这样的话需要换奶粉吗", "nutrition_calc"),
     ("feeding question: 可能 is no modal -> knowledge", "可能是吃奶粉引起的吗", "knowledge"),
     ("feeding question: 主要 is no modal -> knowledge", "主要是吃了米粉以后拉肚子吗", "knowledge"),
     ("feeding question: a medicine in the clause asks the medicine -> knowledge", "喝了奶粉可以吃药吗", "knowledge"),
-    ("feeding question: complementary food is no named food -> knowledge", "这期间还可以添加辅食吗", "knowledge"),
+    ("feeding question: complementary food is no named food -> knowledge", "生病这几天还能继续加辅食吗", "knowledge"),
 ]
 
 

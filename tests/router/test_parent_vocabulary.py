@@ -145,7 +145,7 @@ LOOK_ALIKES = [
     ("asking whether spirits are good", "怎么看孩子精神好不好"),
     ("less urine protein is good news", "孩子尿蛋白比以前少了"),
     ("uric acid lower than before", "尿酸比之前少了一些"),
-    ("the stomach rumbles", "肚子里面总是呼呼响"),
+    ("the stomach rumbles", "肚子老是咕噜咕噜响"),
     ("an allergic-rhinitis nasal spray", "鼻子喷出来的药水有点苦"),
     ("a clean pressure test of a bruise", "磕到的地方按了会变白"),
     ("a smile", "宝宝逗一逗就笑"),
@@ -189,8 +189,8 @@ def test_a_look_alike_is_no_mention(router: Router, text):
 
 NEVER_HALTS = [
     ("the warning signs before an epileptic attack", "癫痫病发作前有什么征兆"),
-    ("how to judge dehydration", "脱水的状态怎么判断"),
-    ("whether a child who passes a lot is dehydrated", "他拉的多不知脱水吗"),
+    ("how to judge dehydration", "怎么判断有没有脱水"),
+    ("whether a child who passes a lot is dehydrated", "她拉得这么多会不会脱水"),
 ]
 
 

@@ -34,13 +34,13 @@ SOFT = [
     ("a nosebleed today asks", "孩子今天流鼻血了", "hemorrhage"),
     ("vomiting again asks", "昨晚8点又呕吐了", "vomits_everything"),
     ("severe vomiting asks", "呕吐严重需要吃药吗", "vomits_everything"),
-    ("vomiting that got worse asks", "可呕吐现象还变为严重", "vomits_everything"),
+    ("vomiting that got worse asks", "但是呕吐现象变得更厉害了", "vomits_everything"),
     ("vomits right after a spoonful asks", "勉强喂了几口粥马上就吐了", "vomits_everything"),
     ("not so keen on milk asks", "二宝然后不太爱吃奶", "unable_to_drink"),
     ("puffy eyes in the morning ask", "最近每天早上起床眼袋肿肿的", "severe_edema"),
     ("eyelids a bit swollen ask", "孩子眼睑有点肿", "severe_edema"),
     ("faint blood streaks ask", "大便里有点带不明显的血丝", "gi_bleeding"),
-    ("coffee-coloured, no stool named, asks", "他大便是，嗯，像咖啡色一样的有点粘", "gi_bleeding"),
+    ("coffee-coloured, no stool named, asks", "他拉的是，嗯，像咖啡色一样的，稀稀的", "gi_bleeding"),
 ]
 
 
@@ -71,20 +71,20 @@ HARD = [
     ("strong form: vomits everything halts", "孩子吃什么吐什么", "vomits_everything"),
     ("strong form: no urine all day halts", "孩子一天没尿", "anuria"),
     ("fever for six days halts", "宝宝反复发烧6天，怎么老不见好", "persistent_fever"),
-    ("fever five days to today halts", "周六开始发烧到今天已经整整五天了", "persistent_fever"),
+    ("fever five days to today halts", "宝宝从周六开始发烧到今天整整五天了", "persistent_fever"),
     ("temperature not coming down halts", "晚上八点开始发烧，到早上温度一直未降", "persistent_fever"),
     ("poor spirits and sleepy together halt", "还没精神爱睡觉", "lethargy"),
     ("sleepy and no spirits together halt", "现在只想睡觉没有精神", "lethargy"),
-    ("floppy in the arms halts", "抱着就软绵绵的靠着你", "lethargy"),
+    ("floppy in the arms halts", "一抱起来就软绵绵地趴在肩上", "lethargy"),
     ("sleeps all the time halts", "我女儿这几天特别能睡", "lethargy"),
     ("even water comes back up halts", "现在喝水、吃东西都会呕吐", "vomits_everything"),
-    ("water and milk vomited halts", "早上喝了水和奶也吐了", "vomits_everything"),
-    ("vomit out of mouth and nose halts", "有5次是从口鼻喷出", "vomits_everything"),
+    ("water and milk vomited halts", "中午喂的奶和水也吐了", "vomits_everything"),
+    ("vomit out of mouth and nose halts", "今天有4回吐的时候从口鼻喷出来", "vomits_everything"),
     ("neither eats nor drinks halts", "嘴里溃烂，不吃不喝", "unable_to_drink"),
     ("feet badly swollen halts", "手脚肿的厉害", "severe_edema"),
     ("struggling to breathe halts", "感觉孩子憋的不行", "respiratory_distress"),
     ("lips a bit purple halts", "喉咙好像堵着，嘴唇有点紫", "cyanosis"),
-    ("a weak cry halts", "哭了几声，哭的劲儿也不大", "abnormal_cry"),
+    ("a weak cry halts", "刚才哼了两下，哭的劲儿也不大", "abnormal_cry"),
     ("projectile, misspelt, halts", "睡觉的时候像喷剃呕吐一样", "vomits_everything"),
 ]
 
@@ -98,7 +98,7 @@ NOT_A_SIGN = [
     ("a cry that is loud", "哭的劲儿很大"),
     ("a nosebleed that stopped is negated", "没有流鼻血"),
     ("no vomiting is negated", "没有呕吐现象"),
-    ("no blood streaks is negated", "今天大便化验出来没有血丝了"),
+    ("no blood streaks is negated", "今天查的大便里已经没有血丝了"),
 ]
 
 

@@ -61,7 +61,7 @@ _NOT_AN_AGE_AFTER = (
 _PAST_AGE_BEFORE = re.compile("(?:去年|前年|那年|自从|从|(?<![现实正还存])在)[ \t]*$")
 # An event after the age in its clause makes it the age at that event (一岁半断奶之后, 三岁上幼儿园以后).
 _EVENT_AFTER = re.compile("[^,。!?;、\n]{0,4}?(?:之后|以后)")
-# Before a child's months or days: the age at a past moment (那时候他出生12天, 当时宝宝3个月).
+# Before a child's months or days: the age at a past moment (那时候她才出生9天, 当时宝宝3个月).
 _PAST_MOMENT = re.compile("(?:那时候|那时|当时)[^,。!?;、\n]{0,4}$")
 # Before a span then a child word: the time spent doing something (吃了两天小儿…, 顺延了一个月孩子…),
 # a day counted (第二天孩子就…) or a time (这两天孩子咳嗽, 发烧前一天孩子…), not the child's age.
@@ -89,7 +89,7 @@ _NOT_NOW_AFTER = "(?!以内|之内|内|以来|以后|之后|前|后|多|的?时�
 # A sex written before a bare N月 / N个月 opening the message (女 20月，): a demographic line's age.
 _SEX_LEAD = re.compile("[男女](?:宝宝|宝|孩子|孩|童)?[ \t,:]*")
 # Before a bare N个月 that ends its clause: at the message's start 这都六个半月了, 是的四个多月 (a
-# reply); inside a message only 才 / 刚 (因为太小，才四个月) — 已经两个月了 there is how long.
+# reply); inside a message only 才 / 刚 (因为还小，才三个月) — 已经两个月了 there is how long.
 _MONTHS_LEAD = re.compile("(?:是的|是|嗯|对)?(?:这|那)?(?:都|已经|已|现在|目前|才|刚刚|刚|有)*")
 _MONTHS_LEAD_INSIDE = re.compile("才|刚刚|刚")
 _LEAD_REACH = 6
@@ -163,7 +163,7 @@ def led_branches(kid_words: tuple[str, ...]) -> dict[str, tuple[str, str]]:
         ),
         # 满月, and 满周岁 / 刚周岁 (one year; 一周岁 is read as N岁).
         "full": ("满刚", f"(?:(?<=满)月(?![子饼份])|(?<=[满刚])周岁(?![半0-9{CHARS}]))"),
-        # 现在5个月, 现在才2个月零一点, 现在四个多月了: the child's age said as now.
+        # 现在5个月, 现在才3个月零一点, 现在四个多月了: the child's age said as now.
         "now": (
             "现",
             f"(?<=现)在[ \\t]*(?:已经|才|是|有|刚|都|已)*[ \\t]*{number('now')}[ \\t]*(?P<now_u>个半月|个月半|个多月|个月)"
@@ -224,7 +224,7 @@ def on_age_span(m: re.Match[str], d: Draft) -> None:
     if kind == "kage" and start and d.text[start - 1] in _NOT_AGE_BEFORE:
         return  # 吃了两天小儿氨酚…, 这两天孩子…: how long or when, not how old
     if _PAST_MOMENT.search(d.text, max(0, start - 8), start):
-        return  # 那时候他出生12天: the age back then
+        return  # 那时候她才出生9天: the age back then
     if kind == "kid" and m.start("kid_free") >= 0 and not (
         quantity["value"] >= _DAYS_OF_AGE or d.text.endswith(_ONLY, 0, m.start("kid_n"))
     ):
@@ -278,7 +278,7 @@ def on_leading_age(m: re.Match[str], d: Draft) -> None:
     reached = _reached(text, start)
     if reached is not None:
         # 刚满三个月, 今天刚满20天: a reached age; 刚好 / 正好 alone also say "exactly" of a duration
-        # (刚好三个月), so they need a weight after them (今天刚好三个月14斤) or a month of days.
+        # (刚好三个月), so they need a weight after them (今天刚好三个月13斤) or a month of days.
         if "满" in reached or not whole or (span == "天" and quantity["value"] >= _DAYS_OF_AGE):
             d.set_age(start, m.end(), quantity["value"] * _YEARS_PER[span], approximate=span == "个多月")
         return

@@ -41,8 +41,8 @@ _TEMPERATURE = (35.0, 43.0)
 # Right after a temperature word, a number needs no unit: 烧到38.6, 体温：38, 最高三十九点二.
 # Between them: a colon, a comma (发烧，38.5), 是 / 到 / 一下 / 一次 (量了一次37.3), 一直 / 只有 / 还是
 # (体温只有35.6, 体温一直35.1-35.5之间), a verb of rising (体温升高38.8, 最高达到39), 有点高 / 偏高
-# (体温有点高37.2); after the
-# number no other unit (发烧3天, 烧了38小时), and a range's upper end counts too (37.6到38.6).
+# (体温有点高37.3); after the
+# number no other unit (发烧3天, 烧了38小时), and a range's upper end counts too (37.4到38.9).
 _AFTER_WORD = re.compile(
     "[ \\t:,]*(?:一直|只有|还是|升高到|升高|升到|升至|上升到|上升|达到|高达|达|又回到|回到|有点高|偏高|是|到|至|在|为|了|有|一下|一次)?"
     f"[ \\t:]*(?P<n>[0-9]+(?:\\.[0-9]+)?(?![0-9]|\\.[0-9])|[{CHARS}]+)"
@@ -51,14 +51,14 @@ _AFTER_WORD = re.compile(
 )
 # Before 量的 / 量得: an amount (奶量, 尿量, 剂量), not a temperature taken.
 _AMOUNT_BEFORE = frozenset("奶尿饭剂食药用水血流雨大少适容热能总含")
-# More readings listed after the first, each with a decimal (体温37.6，37.7 / 38.2、38.5).
+# More readings listed after the first, each with a decimal (体温37.8，38.1 / 38.2、38.5).
 _LISTED = re.compile("[ \\t]*[,、/][ \\t]*(?P<n>[0-9]{2}\\.[0-9])(?![0-9]|\\.[0-9]|[ \\t]*(?:天|个|小时|次|%|斤|kg|公斤))")
 _LISTED_MAX = 3
 # The other end of a range (40度-45度, 37-50度): a reading only when both ends are body temperatures.
 _RANGE_END = re.compile("(?:度|°c?)?[ \\t]*(?:--|-|~|到|至)[ \\t]*(?P<n>[0-9]+(?:\\.[0-9]+)?)")
 _RANGE_START = re.compile("(?<![0-9.度°])(?P<n>[0-9]+(?:\\.[0-9]+)?)(?:度|°c?)?[ \\t]*(?:--|-|~|到|至)[ \\t]*$")
 # A reading in a message without any temperature word: a short chat reply (the doctor's question,
-# 体温多少, is the context the parent answers) that ends with it (38.5, 现在有39.5了, 宝宝液下量38.4,
+# 体温多少, is the context the parent answers) that ends with it (38.5, 现在有39.5了, 腋下量了38.2,
 # 一直37.5左右), or any message that opens with it after a word of now at most (现在是37.6从八点多…
 # 中间有一会退烧了): a number 35–43 written with a
 # decimal or with 度 / ℃ / ° is the child's temperature. Elsewhere in a reply (孩子38.2，有点咳嗽,
@@ -72,11 +72,11 @@ _ENDS_MESSAGE = re.compile("(?:多|左右|了|啊|吧|呢)*[ \\t。!?]*$")
 # child's (a number with ℃ / ° needs no fever word: 度 is also a myopia's, a liquor's, an angle's).
 _AMBIENT = re.compile("(?:水温|室温|气温|水|澡|房间|屋|天气|外面|奶温|温度计)[^,。!?;\n]*$")
 _AMBIENT_REACH = 12
-# A threshold is no reading: 超过38.5就吃退烧药, 高于39 (with 不到 / 以下 of ``_BELOW_*``).
+# A threshold is no reading: 超过38.8再吃退烧药, 高于39 (with 不到 / 以下 of ``_BELOW_*``).
 _THRESHOLD_BEFORE = ("超过", "超出", "高于", "大于", "没上", "上了")
 # A fever over for good: readings before it are of a past episode (前天38度，然后再没有发烧; 周日烧到
-# 37.7，退下去之后没有再发烧), unless it came back after it (又发烧). Only a lasting absence (没有再,
-# 再没, 一直没) counts: a fever gone since this morning (今早起来到现在也没发烧) leaves yesterday's
+# 37.9，降下来以后没有再发烧), unless it came back after it (又发烧). Only a lasting absence (没有再,
+# 再没, 一直没) counts: a fever gone since this morning (今天一早到现在都没再烧) leaves yesterday's
 # reading the one of this episode (the pediatric dev split, measured both ways).
 _RESOLVED = re.compile("没有?再(?:发烧|发热|烧)|再没有?(?:发烧|发热|烧)|一直没有?(?:发烧|发热|烧)")
 # In a past cue's sentence: the fever it dates is still going (``_onset``).
@@ -86,7 +86,7 @@ _LASTING = re.compile(
 # A day of the month written in a parent's log (10号, 27日, 7月10日, 5.18出现, 6.12下午): a reading
 # dated by one day is of a past day when the text goes on to a day two or more later (the clock rule
 # of §4.7: now ends at yesterday; 16日 39度 … 17日上午 keeps it), unless the fever is said to last
-# (``_LASTING``); a date also ends a past cue's reach (发热前两天…，6.12下午发热到39.5度).
+# (``_LASTING``); a date also ends a past cue's reach (发热前两天…，7.03晚上发热到39.2度).
 _DAYS_PAST = 2
 _DAY = re.compile(
     "(?<![0-9.])(?:(?:1[0-2]|0?[1-9])月)?(?P<d>[1-3]?[0-9])[号日]"
@@ -104,9 +104,9 @@ _WHEN_REACH = 8
 # Before a reading in its clause: the child's usual temperature (平时, 一般), not one now.
 _USUAL = re.compile("(?:平时|平常|一般|通常|正常(?:是|都是|在))[^,。!?;\n]*$")
 _SENTENCE_END = re.compile("[。!?;\n]")
-# A clock time before 时候 (昨晚12点时候发烧39度, 三点的时候) dates a reading, it is not "back then".
+# A clock time before 时候 (昨晚11点时候发烧39.2度, 三点的时候) dates a reading, it is not "back then".
 _CLOCK = re.compile("点的?$")
-# An upper bound is no reading: 体温一直不到37度, 发烧在38.5以下 (the child's temperature is below it).
+# An upper bound is no reading: 体温一直没到37度, 发烧在38.3以下 (the child's temperature is below it).
 _BELOW_BEFORE = ("不到", "低于", "不超过", "没超过", "没到", "没有到")
 _BELOW_AFTER = ("以下", "之下")
 WEIGHT_UNITS = frozenset({"公斤", "千克", "kg", "斤"})
@@ -242,7 +242,7 @@ def unitless_readings(d: Draft) -> None:
             if _body_range(text, m.start(group), m.end(group)):
                 d.readings[m.start(group)] = float(value)
         end = m.end()
-        for _ in range(_LISTED_MAX):  # 体温37.6，37.7
+        for _ in range(_LISTED_MAX):  # 体温37.8，38.1
             listed = _LISTED.match(text, end)
             if listed is None or not in_range(reading := float(listed.group("n"))):
                 break
@@ -290,7 +290,7 @@ def temperature(d: Draft, cues: Callable[[str], Hits], patterns: tuple[tuple[re.
         ):
             continue
         if _USUAL.search(text, max(0, start - _WHEN_REACH), start):
-            continue  # 平时体温36.5, 一般在37.5左右: the usual temperature, not a reading now
+            continue  # 平时体温36.5, 平常在37.3左右: the usual temperature, not a reading now
         if start in d.replied and _past_after(text, start, found):
             continue  # 38.3那是前天: a reply dated after its reading
         when = _PAST_WHEN.search(text, max(0, start - _WHEN_REACH), start)
@@ -321,7 +321,7 @@ def _days(text: str) -> list[tuple[int, int]]:
 
 def _earlier_day(text: str, days: list[tuple[int, int]], start: int) -> bool:
     """The reading's day (the last one named before it) is followed by a day ``_DAYS_PAST`` or more
-    later, and nothing after the reading says the fever lasts: 10号晚上开始发烧，最高达38.8度 …
+    later, and nothing after the reading says the fever lasts: 15号夜里开始发烧，最高到38.6度 …
     12号早上退烧."""
     index = bisect_left(days, (start, 0))
     if index == 0:
@@ -349,7 +349,7 @@ def _onset(text: str, end: int) -> bool:
 
 
 def _lasting(d: Draft, end: int) -> bool:
-    """The past cue's sentence goes on to say the fever lasts (前天晚上发烧38.5左右，吃退烧药后一直维持
+    """The past cue's sentence goes on to say the fever lasts (前天夜里烧到38.4左右，吃了药以后一直维持
     在38度以下; 前两天37度5 … 可没多久又起了): every reading of the sentence is of this episode."""
     lasting = _LASTING.search(d.text, end)
     return lasting is not None and d.same_sentence(end, lasting.start())
