@@ -436,21 +436,14 @@ def _check_asking(problems: list[str], spec: PolicyFile, keyword_owner: dict[str
     for word in asking.weak_keywords:
         if fold(word) not in keyword_owner:
             problems.append(f"asking.weak_keywords: {word!r} is not an intent keyword")
-    for word in asking.consume_verbs:
-        if keyword_owner.get(fold(word)) != asking.food_intent:
-            problems.append(f"asking.consume_verbs: {word!r} is not a keyword of {asking.food_intent}")
+    _owned_by(problems, "asking.consume_verbs", asking.consume_verbs, asking.food_intent, keyword_owner)
     _duplicates(problems, "asking.question_words", asking.question_words)
     _duplicates(problems, "asking.weak_keywords", asking.weak_keywords)
     _duplicates(problems, "asking.consume_verbs", asking.consume_verbs)
     _duplicates(problems, "asking.reading_words", asking.reading_words)
     _duplicates(problems, "asking.diet_advice", asking.diet_advice)
-    for word in asking.reading_generic:
-        if keyword_owner.get(fold(word)) != asking.reading_intent:
-            problems.append(f"asking.reading_generic: {word!r} is not a keyword of {asking.reading_intent}")
-
-    for word in asking.diet_advice:
-        if keyword_owner.get(fold(word)) != asking.food_intent:
-            problems.append(f"asking.diet_advice: {word!r} is not a keyword of {asking.food_intent}")
+    _owned_by(problems, "asking.reading_generic", asking.reading_generic, asking.reading_intent, keyword_owner)
+    _owned_by(problems, "asking.diet_advice", asking.diet_advice, asking.food_intent, keyword_owner)
     _duplicates(problems, "asking.form_headings", asking.form_headings)
     _duplicates(problems, "asking.feeding_modals", asking.feeding_modals)
     _duplicates(problems, "asking.feeding_verbs", asking.feeding_verbs)
@@ -467,9 +460,7 @@ def _check_asking(problems: list[str], spec: PolicyFile, keyword_owner: dict[str
         problems.append("asking.serious_intent: required by asking.general_subjects")
     if bool(asking.serious_questions) != bool(asking.serious_intent):
         problems.append("asking.serious_intent and asking.serious_questions: both or neither")
-    for word in asking.serious_questions:
-        if keyword_owner.get(fold(word)) != asking.serious_intent:
-            problems.append(f"asking.serious_questions: {word!r} is not a keyword of {asking.serious_intent}")
+    _owned_by(problems, "asking.serious_questions", asking.serious_questions, asking.serious_intent, keyword_owner)
     hidden = list(keyword_owner) + [fold(w) for w in asking.question_words]
     for word in asking.form_headings:
         if not any(k in fold(word) for k in hidden):
@@ -494,6 +485,14 @@ def _overlaps(problems: list[str], where: str, words_of: Mapping[_Owner, list[st
             if key in owner and owner[key] != name:
                 problems.append(f"{where}.{name}: {word!r} overlaps a word of {owner[key]}")
             owner[key] = name
+
+
+def _owned_by(problems: list[str], where: str, words: list[str], intent: str | None,
+              keyword_owner: Mapping[str, str]) -> None:
+    """Every word is a keyword of ``intent`` (its owner after folding)."""
+    for word in words:
+        if keyword_owner.get(fold(word)) != intent:
+            problems.append(f"{where}: {word!r} is not a keyword of {intent}")
 
 
 def _duplicates(problems: list[str], where: str, words: list[str]) -> None:
