@@ -8,6 +8,8 @@ to one normalization and two Aho-Corasick passes (the ``text`` and ``squashed`` 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from functools import partial
 from dataclasses import dataclass
 
 from . import numerals
@@ -43,17 +45,25 @@ class Analysis:
     writes: list[WriteRef]
 
 
-def analyze(policy: Policy, raw: str, caller: str | None = None, confirmed: frozenset[str] = frozenset()) -> Analysis:
+def analyze(
+    policy: Policy,
+    raw: str,
+    caller: str | None = None,
+    confirmed: frozenset[str] = frozenset(),
+    age: Callable[[TextViews, Hits], float | None] | None = None,
+) -> Analysis:
     """``caller`` decides whether 我 / 本人 / 自己 are the patient (SPEC §4.7 subjects); None for
     classify_intent, which has no caller. ``confirmed``: the concepts the user said are happening
-    now; a mention of one halts in any context (SPEC §4.7 "Soft signs ask")."""
+    now; a mention of one halts in any context (SPEC §4.7 "Soft signs ask"). ``age``: the slot
+    readers' age of the child (the Router passes its own extractor's; None builds one per policy)."""
+    read_age = age or partial(child_age, policy)
     v = views(raw)
     hits = policy.lexicon.scan(v.text)
     squashed = policy.redline.scan(v.squashed) if v.squashed != v.text else hits
     # Most texts have no red-flag, staging, critical or write word: ``get`` spares empty lists.
     get, get_squashed = hits.get, squashed.get
     critical = _critical_values(policy, v.text, hits) if "critical" in hits else []
-    flags = red_flags(policy.red_flags, v, hits, squashed, critical, caller, lambda: child_age(policy, v, hits))
+    flags = red_flags(policy.red_flags, v, hits, squashed, critical, caller, lambda: read_age(v, hits))
     current, soft_current = _halting(policy, flags, confirmed) if flags else ([], [])
     staging = _terms(get("staging"), get_squashed("staging"))
     writes = _writes(policy, v.text, hits, squashed) if "write" in hits or "write" in squashed or "_" in v.text else []

@@ -163,13 +163,13 @@ class Router:
         confirmed_red_flags: Iterable[str] = (),
         roles: frozenset[str] | None = None,
     ) -> GateResult:
-        analysis = analyze(self.policy, intent, caller, frozenset(confirmed_red_flags))
+        analysis = analyze(self.policy, intent, caller, frozenset(confirmed_red_flags), self._slots.age)
         acknowledged = frozenset(acknowledged_red_flags)
         verdict, resolution = gate(self.policy, self.scope, analysis, caller, target_mcp, acknowledged=acknowledged, roles=roles)
         return self._gate_result(verdict, resolution, self._red_flags(analysis, acknowledged))
 
     def classify_intent(self, text: str) -> ClassifyResult:
-        analysis = analyze(self.policy, text)
+        analysis = analyze(self.policy, text, age=self._slots.age)
         result = classify(self.policy, analysis)
         slots = self._extract(analysis, self._today())
         best = result.best
@@ -218,7 +218,7 @@ class Router:
         confirmed_red_flags: Iterable[str] = (),
         roles: frozenset[str] | None = None,
     ) -> RouteResult:
-        analysis = analyze(self.policy, text, caller, frozenset(confirmed_red_flags))
+        analysis = analyze(self.policy, text, caller, frozenset(confirmed_red_flags), self._slots.age)
         acknowledged = frozenset(acknowledged_red_flags)
         slots = self._slots.extract(analysis.views, analysis.hits, self._reference(reference_date), self.policy_version)
         result = classify(self.policy, analysis)
