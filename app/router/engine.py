@@ -17,7 +17,7 @@ from pydantic import BaseModel, ValidationError
 
 from .analysis import Analysis, analyze
 from .classify import Classification, classify
-from .gate import Resolution, Verdict, after_input, check_input, gate, permission, resolve, unacknowledged, unanswered_severity
+from .gate import Resolution, Verdict, after_input, check_input, gate, p0_ask, permission, resolve
 from .models import (
     ArgumentError,
     Candidate,
@@ -233,16 +233,11 @@ class Router:
             route.gate = self._gate_result(denial, resolution, route.red_flags)
             route.mcp = resolution.mcp or route.mcp
             return route.done("denied", denial.reason_code, denial.reason)
-        severity = unanswered_severity(analysis, acknowledged) if analysis.soft_current else []
-        if severity:
+        ask = p0_ask(analysis, acknowledged)
+        if ask:
             route.mcp = None  # nothing is decided until the user answers
-            route.questions = self._questions(severity)
-            return route.done("confirm", "p0_confirm_severity",
-                              "a mild form of a danger sign is mentioned: ask its severity question")
-        if analysis.red_flags and unacknowledged(analysis, acknowledged):
-            route.mcp = None  # nothing is decided until the user answers
-            return route.done("confirm", "p0_confirm_current",
-                              "a red flag is mentioned: ask whether it is happening to the patient now")
+            route.questions = self._questions(ask.matched_concepts)
+            return route.done("confirm", ask.reason_code, ask.reason)
         if result.best is None:
             return route.done("review", "unknown_intent", "no rule matched: classify softly, then pass the gate again", fallback="llm")
         if result.confidence < self.limits.min_confidence:

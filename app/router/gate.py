@@ -77,15 +77,14 @@ def gate(
     analysis: Analysis,
     caller: str,
     target_mcp: str,
-    classification: Classification | None = None,
     acknowledged: frozenset[str] = frozenset(),
     roles: frozenset[str] | None = None,
 ) -> tuple[Verdict, Resolution]:
-    """The first denial, or a pass. ``classification`` of the same analysis may be handed in
-    (route_request has it already) to spare classifying the text twice. ``acknowledged``: the
-    concepts the user said are not happening now (SPEC §4.7); they never lift a current one.
-    ``roles``: the caller roles the request's access token was issued for (None: no such limit)."""
-    resolution = resolve(policy, analysis, classification)
+    """The first denial, or a pass (check_safety_gate; route_request runs the same steps with its
+    caller check moved up, see ``p0_ask`` and ``after_input``). ``acknowledged``: the concepts the
+    user said are not happening now (SPEC §4.7); they never lift a current one. ``roles``: the
+    caller roles the request's access token was issued for (None: no such limit)."""
+    resolution = resolve(policy, analysis)
     return _first_denial(policy, scope, analysis, resolution, caller, target_mcp, acknowledged, roles), resolution
 
 
@@ -102,6 +101,24 @@ def unanswered_severity(analysis: Analysis, acknowledged: frozenset[str]) -> lis
     return [c for c in analysis.soft_current if c not in acknowledged]
 
 
+def p0_ask(analysis: Analysis, acknowledged: frozenset[str]) -> Verdict | None:
+    """P0's questions once nothing halts: a current soft mention whose severity is unanswered asks
+    its severity question; any other red flag not acknowledged asks whether it is happening now.
+    Shared by the gate and route_request (which puts the caller check before it, SPEC §4.5)."""
+    severity = unanswered_severity(analysis, acknowledged) if analysis.soft_current else []
+    if severity:
+        return Verdict(False, "P0_CONFIRM", "p0_confirm_severity",
+                       "a mild form of a danger sign is mentioned: ask its severity question",
+                       matched=list(dict.fromkeys([f.term for f in analysis.red_flags
+                                                   if f.context == "current" and f.concept in severity])),
+                       matched_concepts=severity)
+    asking = unacknowledged(analysis, acknowledged) if analysis.red_flags else []
+    if asking:
+        return Verdict(False, "P0_CONFIRM", "p0_confirm_current",
+                       "a red flag is mentioned: ask whether it is happening to the patient now", matched=asking)
+    return None
+
+
 def _first_denial(
     policy: Policy,
     scope: frozenset[str] | None,
@@ -116,17 +133,9 @@ def _first_denial(
         if analysis.current:
             return Verdict(False, "P0_EMERGENCY", "p0_emergency", "emergency red flag: stop and escalate",
                            matched=list(analysis.current))
-        severity = unanswered_severity(analysis, acknowledged)
-        if severity:
-            return Verdict(False, "P0_CONFIRM", "p0_confirm_severity",
-                           "a mild form of a danger sign is mentioned: ask its severity question",
-                           matched=list(dict.fromkeys([f.term for f in analysis.red_flags
-                                                       if f.context == "current" and f.concept in severity])),
-                           matched_concepts=severity)
-        asking = unacknowledged(analysis, acknowledged)
-        if asking:
-            return Verdict(False, "P0_CONFIRM", "p0_confirm_current",
-                           "a red flag is mentioned: ask whether it is happening to the patient now", matched=asking)
+        ask = p0_ask(analysis, acknowledged)
+        if ask:
+            return ask
 
     denial = check_input(policy, scope, caller, target_mcp or None, roles)
     if denial:
