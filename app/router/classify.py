@@ -207,8 +207,7 @@ def _medicine_verbs(
         clause = bisect_right(cuts, verb.start)
         things = in_clause.get(clause)
         if things is None:
-            lo = cuts[clause - 1] + 1 if clause else 0
-            hi = cuts[clause] if clause < len(cuts) else len(analysis.views.text)
+            lo, hi = _bounds(cuts, clause, len(analysis.views.text))
             things = [(f.start, True) for f in foods[bisect_left(foods, lo, key=_START) : bisect_left(foods, hi, key=_START)]]
             if medicines:
                 things += [(m.start, False) for m in medicines[bisect_left(medicines, lo, key=_START) : bisect_left(medicines, hi, key=_START)]]
@@ -239,8 +238,7 @@ def _serious_questions(text: str, hits: list[Hit], cuts: list[int], questions: l
         clause = bisect_right(cuts, hit.start)
         if not questions[clause]:
             continue
-        lo = cuts[clause - 1] + 1 if clause else 0
-        hi = cuts[clause] if clause < len(cuts) else len(text)
+        lo, hi = _bounds(cuts, clause, len(text))
         if hit.end == _clause_end(text, lo, hi) and (asking.general is None or not asking.general.search(text, lo, hi)):
             decided.add(asking.serious_intent)
             return
@@ -263,8 +261,7 @@ def _feeding_questions(
             continue
         found = searched.get(clause)
         if found is None:
-            lo = cuts[clause - 1] + 1 if clause else 0
-            hi = cuts[clause] if clause < len(cuts) else len(text)
+            lo, hi = _bounds(cuts, clause, len(text))
             found = searched[clause] = feeding.search(text, lo, hi) is not None
         if found:
             decided.add(food_intent)
@@ -301,8 +298,7 @@ def _has_reading(analysis: Analysis, hits: list[Hit], cuts: list[int], asking: A
             clause = bisect_right(cuts, word.start())
             norm = norms.get(clause)
             if norm is None:
-                lo = cuts[clause - 1] + 1 if clause else 0
-                hi = cuts[clause] if clause < len(cuts) else len(text)
+                lo, hi = _bounds(cuts, clause, len(text))
                 norm = norms[clause] = asking.reference.search(text, lo, hi) is not None
             if not norm:
                 return True
@@ -316,11 +312,15 @@ def _has_reading(analysis: Analysis, hits: list[Hit], cuts: list[int], asking: A
         if clause in searched:
             continue
         searched.add(clause)
-        lo = cuts[clause - 1] + 1 if clause else 0
-        hi = cuts[clause] if clause < len(cuts) else len(text)
+        lo, hi = _bounds(cuts, clause, len(text))
         if _VALUE.search(text, lo, hi):
             return True
     return False
+
+
+def _bounds(cuts: list[int], clause: int, length: int) -> tuple[int, int]:
+    """Where clause number ``clause`` starts and ends, ``cuts`` being the clause breaks' offsets."""
+    return (cuts[clause - 1] + 1 if clause else 0), (cuts[clause] if clause < len(cuts) else length)
 
 
 def _outside(hits: list[Hit], forms: list[Hit]) -> list[Hit]:
