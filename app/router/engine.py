@@ -169,9 +169,10 @@ class Router:
         return self._gate_result(verdict, resolution, self._red_flags(analysis, acknowledged))
 
     def classify_intent(self, text: str) -> ClassifyResult:
-        analysis = analyze(self.policy, text, age=self._slots.age)
+        reading = self._slots.reading(self._today())
+        analysis = analyze(self.policy, text, age=reading.age)
         result = classify(self.policy, analysis)
-        slots = self._extract(analysis, self._today())
+        slots = reading.extract(analysis.views, analysis.hits, self.policy_version)
         best = result.best
         return _classify_result({
             "intent": result.intent_name,
@@ -218,9 +219,10 @@ class Router:
         confirmed_red_flags: Iterable[str] = (),
         roles: frozenset[str] | None = None,
     ) -> RouteResult:
-        analysis = analyze(self.policy, text, caller, frozenset(confirmed_red_flags), self._slots.age)
+        reading = self._slots.reading(self._reference(reference_date))
+        analysis = analyze(self.policy, text, caller, frozenset(confirmed_red_flags), reading.age)
         acknowledged = frozenset(acknowledged_red_flags)
-        slots = self._slots.extract(analysis.views, analysis.hits, self._reference(reference_date), self.policy_version)
+        slots = reading.extract(analysis.views, analysis.hits, self.policy_version)
         result = classify(self.policy, analysis)
         route = _Route(self, result, slots, patient_id, self._red_flags(analysis, acknowledged))
         if result.emergency:
@@ -281,9 +283,6 @@ class Router:
         if name == "patient_id":
             return patient_id is not None
         return bool(getattr(slots, name))
-
-    def _extract(self, analysis: Analysis, reference: date) -> SlotsResult:
-        return self._slots.extract(analysis.views, analysis.hits, reference, self.policy_version)
 
     def _reference(self, reference_date: str | date | None) -> date:
         if reference_date is None:
