@@ -374,6 +374,8 @@ def _ends_asking(text: str, lo: int, hi: int, asking: Asking) -> bool:
     现在可以加蛋黄了是吧): the longest policy ending decides, so 什么, 那么 or 好吧 ask nothing. The
     ending must follow something: a bare 不 or 是吧 is an answer."""
     end = _clause_end(text, lo, hi)
+    if end == lo or text[end - 1] not in asking.ending_last:
+        return False
     for size in range(min(asking.ending_max, end - lo), 0, -1):
         asks = asking.endings.get(text[end - size : end])
         if asks is not None:

@@ -228,6 +228,9 @@ class Asking:
     # clause decides (不好吧 asks, 好吧 does not); ``ending_max`` bounds the look-back.
     endings: dict[str, bool] = field(default_factory=dict)
     ending_max: int = 0
+    # The last characters of the endings (吧, 么…): a clause that ends in none of them asks no
+    # look-up at all (most clauses; every clause of a text with keywords is looked at).
+    ending_last: frozenset[str] = frozenset()
     reading_questions: frozenset[str] = frozenset()  # reading words that ask a norm beside a reference word
     reference: re.Pattern[str] | None = None  # 正常值, 参考值: the clause asks the norm, not a reading
     serious_intent: str = ""  # a question clause that ends asking how serious decides it ("": off)
@@ -607,6 +610,7 @@ def _compile(spec: PolicyFile, digest: str) -> Policy:
             feeding=_feeding(spec.asking.feeding_modals, spec.asking.feeding_verbs),
             endings=endings,
             ending_max=max(map(len, endings), default=0),
+            ending_last=frozenset(w[-1] for w in endings if w),
             reading_questions=frozenset(fold(w) for w in spec.asking.reading_questions),
             reference=re.compile(_alternation(spec.asking.reference_words)) if spec.asking.reference_words else None,
             serious_intent=spec.asking.serious_intent or "",
