@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from .context import Cue, ContextRules
 from .lexicon import Lexicon
 from .numerals import CHARS
-from .patterns import pattern_problems
+from .patterns import pattern_problems, required_chars
 from .text import fold
 
 NonEmpty = Annotated[str, StringConstraints(min_length=1)]
@@ -330,13 +330,13 @@ def compile_rules(p0: P0Entry, context: ContextEntry) -> RedFlagRules:
                   for w in e.words]
     time_opening = "|".join(re.escape(w) for w in sorted(time_words, key=len, reverse=True))
     cues: list[tuple[str, Cue]] = []
-    cue_patterns: list[tuple[re.Pattern[str], Cue]] = []
+    cue_patterns: list[tuple[re.Pattern[str], Cue, str]] = []
     for entry in context.cues:
         reach = entry.max_gap if entry.max_gap is not None else (_WHOLE_CLAUSE if entry.kind == "habitual" else 0)
         cue = Cue(entry.kind, entry.direction, entry.scope, reach)
         cues += [(fold(w), cue) for w in entry.words]
         cues += [(fold(w), Cue("pseudo")) for w in entry.not_inside]
-        cue_patterns += [(re.compile(p), cue) for p in entry.patterns.values()]
+        cue_patterns += [(c, cue, required_chars(c)) for c in map(re.compile, entry.patterns.values())]
     for field, kind in (("patient_words", "patient"), ("other_person_words", "other"), ("self_words", "self"),
                         ("third_person_words", "third")):
         cues += [(fold(w), Cue(kind)) for w in getattr(context, field)]

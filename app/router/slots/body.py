@@ -255,7 +255,7 @@ def _below(text: str, start: int, end: int) -> bool:
     return text.endswith(_BELOW_BEFORE, 0, start) or text.startswith(_BELOW_AFTER, end)
 
 
-def temperature(d: Draft, cues: Callable[[str], Hits], patterns: tuple[tuple[re.Pattern[str], Any], ...]) -> float | None:
+def temperature(d: Draft, cues: Callable[[str], Hits], patterns: tuple[tuple[re.Pattern[str], Any, str], ...]) -> float | None:
     """The highest of the child's current readings: one under a hypothetical cue of its sentence
     (要是, 如果) or of its clause (担心), or under a past cue of its sentence (前天发烧，最高40度) — the
     §4.7 cue words — is not a reading now. A past cue with 开始 in its clause reaches that clause
@@ -268,8 +268,8 @@ def temperature(d: Draft, cues: Callable[[str], Hits], patterns: tuple[tuple[re.
     text = d.text
     over = _over(text, min(d.readings))
     found = [h for h in cues(text).group("ctx") if h.payload.direction == "before" and h.payload.kind in _TIME_CUES]
-    for pattern, cue in patterns:  # N天前, 两周前: §4.7's cue patterns
-        if cue.direction == "before" and cue.kind in _TIME_CUES:
+    for pattern, cue, needed in patterns:  # N天前, 两周前: §4.7's cue patterns
+        if cue.direction == "before" and cue.kind in _TIME_CUES and all(map(text.__contains__, needed)):
             found += [Hit(m.start(), m.end(), m.group(), cue) for m in pattern.finditer(text)]
     found.sort(key=START)
     days = _days(text) if "号" in text or "日" in text or "." in text else []
