@@ -91,32 +91,37 @@ def _class_admits(items: list[tuple[Any, Any]], ch: str) -> bool:
     return found != negate
 
 
-def required_chars(pattern: re.Pattern[str]) -> str:
-    """Characters that every match of ``pattern`` holds (从 and 前 for 从…天前): a text without one
-    of them cannot match, and ``ch in text`` is a C scan where a pattern that opens with a branch
-    (N天前: [2-9]|[1-9][0-9]|…) makes sre try a match at every position. Empty when nothing is
-    certain (case-insensitive matching, for one)."""
+
+def required_char(pattern: re.Pattern[str]) -> str:
+    """A character that every match of ``pattern`` holds, the last one it names (the closing word,
+    前 of N天前 or 就 of 一…就, is rarer than the opening one); "" when none is certain (a
+    case-insensitive pattern, for one). A text without it cannot match: ``ch in text`` is one C
+    scan, where a pattern that opens with a branch (N天前: [2-9]|[1-9][0-9]|…) makes sre try a
+    match at every position of the text."""
     if pattern.flags & re.IGNORECASE:
         return ""
-    return "".join(sorted(_required(sre_parse.parse(pattern.pattern))))
+    found = _required(sre_parse.parse(pattern.pattern))
+    return found[-1] if found else ""
 
 
-def _required(items: Any) -> set[str]:
-    found: set[str] = set()
+def _required(items: Any) -> list[str]:
+    """The characters every match of ``items`` holds, in pattern order."""
+    found: list[str] = []
     for op, av in items:
         if op is sre.LITERAL:
-            found.add(chr(av))
+            found.append(chr(av))
         elif op is sre.SUBPATTERN:
             if not av[1] & re.IGNORECASE:  # (?i:…) matches either case
-                found |= _required(av[3])
+                found += _required(av[3])
         elif op is sre.ATOMIC_GROUP:
-            found |= _required(av)
+            found += _required(av)
         elif op in (sre.MAX_REPEAT, sre.MIN_REPEAT, getattr(sre, "POSSESSIVE_REPEAT", None)):
             if av[0] >= 1:
-                found |= _required(av[2])
+                found += _required(av[2])
         elif op is sre.BRANCH:
-            found |= set.intersection(*(_required(branch) for branch in av[1]))
+            first, *others = [_required(branch) for branch in av[1]]
+            found += [ch for ch in first if all(ch in other for other in others)]
         elif op is sre.IN and len(av) == 1 and av[0][0] is sre.LITERAL:
-            found.add(chr(av[0][1]))
+            found.append(chr(av[0][1]))
         # anything else (a class, a look-around, an anchor) holds no certain character
     return found

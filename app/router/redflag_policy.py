@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from .context import Cue, ContextRules
 from .lexicon import Lexicon
 from .numerals import CHARS
-from .patterns import pattern_problems, required_chars
+from .patterns import pattern_problems, required_char
 from .text import fold
 
 NonEmpty = Annotated[str, StringConstraints(min_length=1)]
@@ -336,7 +336,7 @@ def compile_rules(p0: P0Entry, context: ContextEntry) -> RedFlagRules:
         cue = Cue(entry.kind, entry.direction, entry.scope, reach)
         cues += [(fold(w), cue) for w in entry.words]
         cues += [(fold(w), Cue("pseudo")) for w in entry.not_inside]
-        cue_patterns += [(c, cue, required_chars(c)) for c in map(re.compile, entry.patterns.values())]
+        cue_patterns += [(c, cue, required_char(c)) for c in map(re.compile, entry.patterns.values())]
     for field, kind in (("patient_words", "patient"), ("other_person_words", "other"), ("self_words", "self"),
                         ("third_person_words", "third")):
         cues += [(fold(w), Cue(kind)) for w in getattr(context, field)]

@@ -269,7 +269,7 @@ def temperature(d: Draft, cues: Callable[[str], Hits], patterns: tuple[tuple[re.
     over = _over(text, min(d.readings))
     found = [h for h in cues(text).group("ctx") if h.payload.direction == "before" and h.payload.kind in _TIME_CUES]
     for pattern, cue, needed in patterns:  # N天前, 两周前: §4.7's cue patterns
-        if cue.direction == "before" and cue.kind in _TIME_CUES and all(map(text.__contains__, needed)):
+        if cue.direction == "before" and cue.kind in _TIME_CUES and needed in text:
             found += [Hit(m.start(), m.end(), m.group(), cue) for m in pattern.finditer(text)]
     found.sort(key=START)
     days = _days(text) if "号" in text or "日" in text or "." in text else []
