@@ -9,6 +9,7 @@ import pytest
 
 from app.router.patterns import required_char
 from app.router.policy import load_policy
+from app.router.slots import body
 
 CASES = [
     ("the last literal", "从前", "前"),
@@ -45,3 +46,22 @@ def test_policy_cue_patterns_match_only_texts_with_their_characters() -> None:
                 assert needed in m.group(), (pattern.pattern, needed)
                 matches += 1
     assert matches >= len(TEXTS)  # the texts do exercise the patterns
+
+
+DAY_TEXTS = [
+    ("days and months", "7月10日发烧39度，12号退了"),
+    ("a month.day before a time word", "5.18早上38.5，6.12下午"),
+    ("a decimal reading is no day", "最高38.5，吃药后37.2"),
+    ("digits after a point open no day", "1.5.18号"),
+    ("a day right after a day", "10号11号12日"),
+    ("a day at the text's start and end", "3日体温38度，到了8."),
+    ("a run of digits opens once", "123456号"),
+    ("no digit at all", "宝宝发烧了"),
+]
+
+
+@pytest.mark.parametrize("text", [t for _, t in DAY_TEXTS], ids=[i for i, _ in DAY_TEXTS])
+def test_days_are_finditer_from_the_openings(text: str) -> None:
+    """``body._days`` tries ``_DAY`` only where a day can open: the same days as its finditer."""
+    expected = [(m.start(), int(m.group("d") or m.group("d2"))) for m in body._DAY.finditer(text)]
+    assert body._days(text) == expected

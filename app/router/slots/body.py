@@ -92,6 +92,7 @@ _DAY = re.compile(
     "(?<![0-9.])(?:(?:1[0-2]|0?[1-9])月)?(?P<d>[1-3]?[0-9])[号日]"
     "|(?<![0-9.])(?:1[0-2]|0?[1-9])\\.(?P<d2>[1-3]?[0-9])(?![0-9]|\\.[0-9])(?=[号日早晚上下中凌当今出,]|$)"
 )
+_DAY_OPENING = re.compile("[0-9](?<![0-9.][0-9])")  # where a ``_DAY`` match can start
 _RETURNED = re.compile("又(?:开始)?(?:发烧|发热|烧|起来|高|升|热)|反复")
 # The §4.7 cues that say a reading is not the child's temperature now, and those that end their
 # scope (a now cue or a contrast: 上次烧到40度，现在38度 reads 38).
@@ -315,8 +316,24 @@ def _over(text: str, first: int) -> int:
 
 
 def _days(text: str) -> list[tuple[int, int]]:
-    """(where, day of the month) of every day named in the text (``_DAY``), in text order."""
-    return [(m.start(), int(m.group("d") or m.group("d2"))) for m in _DAY.finditer(text)]
+    """(where, day of the month) of every day named in the text (``_DAY``), in text order.
+
+    ``_DAY.finditer`` itself, but for where it tries: a day opens with a digit that no digit or
+    point comes before, and ``_DAY`` says so with a look-behind first, so sre tried a whole match
+    at every character of any text with a decimal reading (94 µs for a 126-character fever story).
+    The openings come from a pattern that starts with a class, which sre skips to (23 µs); each
+    is tried where finditer would try it, from the end of the day before on."""
+    days: list[tuple[int, int]] = []
+    end = 0
+    for opening in _DAY_OPENING.finditer(text):
+        start = opening.start()
+        if start < end:
+            continue
+        m = _DAY.match(text, start)
+        if m is not None:
+            days.append((start, int(m.group("d") or m.group("d2"))))
+            end = m.end()
+    return days
 
 
 def _earlier_day(text: str, days: list[tuple[int, int]], start: int) -> bool:
