@@ -91,7 +91,6 @@ def _class_admits(items: list[tuple[Any, Any]], ch: str) -> bool:
     return found != negate
 
 
-
 def required_char(pattern: re.Pattern[str]) -> str:
     """A character that every match of ``pattern`` holds, the last one it names (the closing word,
     前 of N天前 or 就 of 一…就, is rarer than the opening one); "" when none is certain (a
