@@ -310,7 +310,7 @@ class Run:
     wrk_p50_ms: float = 0.0  # wrk's own figures, after its coordinated-omission correction
     wrk_p99_ms: float = 0.0
     logged: int = 0
-    split_ok: bool = True  # every connection's first request was written before any answer came
+    split_ok: bool = True  # all connections had a request in flight at once: first requests told apart
     requests: int = 0
     bad: int = 0
     socket_errors: int = 0
@@ -349,24 +349,34 @@ def wrk(port: int, token: str, bodies_lua: Path, connections: int, seconds: floa
 
 @dataclass
 class Latencies:
-    """Each request's latency from bench/mix.lua's log, in ms. A connection's first request is kept
-    apart: it includes the wait for the server to accept the connection, one loop turn per
-    connection queued before it (libuv), which is connection set-up, not a request's service."""
+    """Each request's latency from bench/mix.lua's log, in ms. Requests written while wrk was still
+    opening its connections are kept apart (``first``): a connection's first request includes the
+    wait for the server to accept the connection, one loop turn per connection queued before it
+    (libuv), which is connection set-up, not a request's service."""
 
     steady: list[float]
     first: list[float]
-    first_written_before_answers: bool
+    all_connections_opened: bool
 
     @classmethod
     def read(cls, log: Path, connections: int) -> Latencies:
-        rows = sorted(tuple(float(x) for x in line.split()) for line in log.read_text().splitlines() if line)
-        # wrk writes one request on each new connection before it reads any answer: sequence
-        # numbers 1..connections are the connections' first requests.
-        first = [(r - w) * 1000 for n, w, r in rows if n <= connections]
-        steady = sorted((r - w) * 1000 for n, w, r in rows if n > connections)
-        first_writes = [w for n, w, _ in rows if n <= connections]
-        answered = min((r for _, _, r in rows), default=0.0)
-        return cls(steady, first, bool(first_writes) and max(first_writes) <= answered)
+        rows = [tuple(float(x) for x in line.split()) for line in log.read_text().splitlines() if line]
+        # wrk keeps one request in flight per connection: once ``connections`` requests are in flight
+        # at the same moment, every connection has been opened and has written its first request.
+        # Whatever was written up to then is set-up (a fast server may already have answered a few
+        # first requests, whose connections' second requests are then set aside too).
+        events = sorted([(w, 1) for _, w, _ in rows] + [(r, -1) for _, _, r in rows])
+        in_flight, opened = 0, None
+        for t, step in events:
+            in_flight += step
+            if in_flight >= connections:
+                opened = t
+                break
+        if opened is None:  # fewer connections than asked ever had a request in flight together
+            return cls(sorted((r - w) * 1000 for _, w, r in rows), [], False)
+        first = [(r - w) * 1000 for _, w, r in rows if w <= opened]
+        steady = sorted((r - w) * 1000 for _, w, r in rows if w > opened)
+        return cls(steady, first, True)
 
     def percentile(self, q: float) -> float:
         return self.steady[min(len(self.steady) - 1, int(len(self.steady) * q))] if self.steady else 0.0
@@ -396,7 +406,7 @@ def measure(server: Server, round_no: int, connections: int, args, bodies_lua: P
         logged=len(latencies.steady) + len(latencies.first),
         requests=data["requests"],
         bad=data["bad_status"] + data["bad_body"] + e["status"],
-        split_ok=latencies.first_written_before_answers,
+        split_ok=latencies.all_connections_opened,
         socket_errors=e["connect"] + e["read"] + e["write"] + e["timeout"],
         cpu_us_per_req=cpu / data["requests"] * 1e6 if data["requests"] else 0.0,
         raw={k: v for k, v in data.items() if k != "stdout"},
@@ -521,8 +531,8 @@ def targets(runs: list[Run], handle_us: dict[str, list[float]] | None = None) ->
                    f"{allowed:.0f} µs (medians of rounds; {cpu['ours'] / cpu['base']:.2f}× base; McpServer.handle in "
                    f"process, same run, {ours_h / base_h:.2f}× base)")
     if any(not r.split_ok for r in runs):
-        out.append("[WARN] in a run marked (?) a connection's first request was written after an answer came: "
-                   "its first / steady split is not exact")
+        out.append("[WARN] in a run marked (?) the connections never all had a request in flight at once: "
+                   "no first request was set apart")
     if any(not r.clean for r in runs):
         out.append("[WARN] some runs had bad responses or socket errors (marked ⚠): their req/s do not count")
     return out

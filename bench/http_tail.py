@@ -108,7 +108,7 @@ def one_run(label: str, root: Path, variant: str, args, token: str, bodies_lua: 
         "wrk_emulated": (percentile(corrected_all, 0.5), percentile(corrected_all, 0.99)),
         "wrk_emulated_steady": (percentile(corrected_steady, 0.5), percentile(corrected_steady, 0.99)),
         "steady": (latencies.percentile(0.5), latencies.percentile(0.99)),
-        "first_max": max(latencies.first, default=0.0), "split_ok": latencies.first_written_before_answers,
+        "first_max": max(latencies.first, default=0.0), "split_ok": latencies.all_connections_opened,
         "accepted_ms": (max(ev["made"]) - first_write) * 1000 if ev["made"] else 0.0,
         "inside": (percentile(inside, 0.5), percentile(inside, 0.99)),
         "cpu_us": cpu / n * 1e6 if n else 0.0, "load": os.getloadavg()[0],
