@@ -8,7 +8,9 @@ the test is one turn, in which a busy server would also serve its requests in fl
 from __future__ import annotations
 
 import asyncio
+import inspect
 import math
+import re
 import socket
 
 import pytest
@@ -75,3 +77,12 @@ def test_a_burst_of_connections_is_accepted_in_a_few_turns(monkeypatch, connecti
     assert math.ceil(connections / handles) <= turns <= math.ceil(connections / handles) + 2, turns
     assert answer.startswith(b"HTTP/1.1 200"), answer
     assert not still_open, "the listening socket outlived shutdown (a descriptor of it was left open)"
+
+
+def test_the_extra_handles_build_protocols_as_uvicorn_does():
+    # GracefulServer.startup restates Server.startup's create_protocol: the same class and arguments.
+    source = inspect.getsource(uvicorn.Server.startup)
+    call = source[source.index("config.http_protocol_class("):]
+    call = call[:call.index(")")]
+    assert re.findall(r"(\w+)=", call) == ["config", "server_state", "app_state", "_loop"], call
+    assert "server_state=self.server_state" in call and "app_state=self.lifespan.state" in call, call
