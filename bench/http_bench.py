@@ -530,6 +530,10 @@ def targets(runs: list[Run], handle_us: dict[str, list[float]] | None = None) ->
                    f"own growth at c=32: {cpu['ours']:.0f} ≤ 1.15 × {cpu['base']:.0f} + ({ours_h:.0f} − {base_h:.0f}) = "
                    f"{allowed:.0f} µs (medians of rounds; {cpu['ours'] / cpu['base']:.2f}× base; McpServer.handle in "
                    f"process, same run, {ours_h / base_h:.2f}× base)")
+    unmatched = [f"{r.server} c={r.connections} round {r.round}" for r in runs if r.logged < r.requests]
+    if unmatched:
+        out.append("[WARN] fewer latencies logged than requests counted (an answer without its request's id): "
+                   + ", ".join(unmatched))
     if any(not r.split_ok for r in runs):
         out.append("[WARN] in a run marked (?) the connections never all had a request in flight at once: "
                    "no first request was set apart")
