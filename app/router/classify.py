@@ -95,6 +95,9 @@ _VALUE = re.compile("(?<![0-9.])[0-9]++(?:\\.[0-9]+)?+(?!多?(?:岁|个多?月|�
 _SAID_OF_A_VALUE = tuple("高低升降增减")
 # Said after a clause's last word without changing what it asks (可以吃香蕉嘛啊, 没事吧~).
 _TRAILING = frozenset(" \t~啊呀哈啦哦噢")
+# After a consume verb, words that name nothing: a verb followed only by these up to its clause's
+# end has no object (还能喝吗, 可以喝点吗, 可以吃是么, 能吃了吗).
+_NO_OBJECT = frozenset("吗嘛么吧呢啊呀哦噢哈啦了的点些一是不 \t~")
 
 
 def classify(policy: Policy, analysis: Analysis) -> Classification:
@@ -141,7 +144,9 @@ def classify(policy: Policy, analysis: Analysis) -> Classification:
         asked = questions[bisect_right(cuts, start)]
         if redirected and start in redirected:
             name = redirected[start]
-        elif advising and name == asking.food_intent and term in asking.diet_advice:
+        elif advising and name == asking.food_intent and (
+            term in asking.diet_advice or (term in asking.consume_verbs and _no_object(analysis.views.text, term, start, cuts))
+        ):
             name = asking.advice_intent
         words = keywords.get(name)
         if words is None:
@@ -316,6 +321,18 @@ def _has_reading(analysis: Analysis, hits: list[Hit], cuts: list[int], asking: A
         if _VALUE.search(text, lo, hi):
             return True
     return False
+
+
+def _no_object(text: str, verb: str, start: int, cuts: list[int]) -> bool:
+    """Whether the consume verb ``verb`` at ``start`` is followed by nothing but particles to its clause's
+    end (还能喝吗): it names no food or drink. A verb of amount (喝多少, 可以多吃) asks about a
+    quantity of something named before it (菌菇类可以多吃吗): never without an object."""
+    if "多" in verb:
+        return False
+    end = start + len(verb)
+    clause = bisect_left(cuts, end)
+    hi = cuts[clause] if clause < len(cuts) else len(text)
+    return all(c in _NO_OBJECT for c in text[end:hi])
 
 
 def _bounds(cuts: list[int], clause: int, length: int) -> tuple[int, int]:

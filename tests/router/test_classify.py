@@ -461,3 +461,26 @@ def test_parents_concept_families(router, text, intent):
     r = router.classify_intent(text)
     assert r.intent == intent, (r.intent, r.matched_keywords, r.candidates)
     assert r.fallback is None
+
+
+# --- parents' follow-ups and their words, second dev-side sample (SPEC §4.2 revision 2, issue 21) --
+# Each family both ways, in own sentences.
+
+PARENT_FOLLOW_UPS = [
+    # a consume verb followed by nothing but particles names no food or drink: knowledge
+    ("no object: may he drink (still)? -> knowledge", "那现在还可以喝吗", "knowledge"),
+    ("no object: a child's age, then may she eat -> knowledge", "四个月的宝宝能吃吗", "knowledge"),
+    ("no object: a little, a tag question -> knowledge", "现在可以喝点是么", "knowledge"),
+    ("no object: keep taking it -> knowledge", "已经好多了，可以继续吃吧", "knowledge"),
+    ("no object: a drink the dictionary lacks, after the verb -> nutrition calc", "能喝薄荷水吗", "nutrition_calc"),
+    ("no object: a named food before the verb -> nutrition calc", "苹果孩子可以吃吗", "nutrition_calc"),
+    ("no object: an amount asks about something named before -> nutrition calc", "榴莲可以多吃吗", "nutrition_calc"),
+    ("no object: how much a day -> nutrition calc", "两岁一天喝多少", "nutrition_calc"),
+]
+
+
+@pytest.mark.parametrize(("text", "intent"), _rows(PARENT_FOLLOW_UPS))
+def test_parents_follow_ups(router, text, intent):
+    r = router.classify_intent(text)
+    assert r.intent == intent, (r.intent, r.matched_keywords, r.candidates)
+    assert r.fallback is None
