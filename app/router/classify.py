@@ -120,8 +120,9 @@ def classify(policy: Policy, analysis: Analysis) -> Classification:
     verbs = analysis.hits.get("consume")  # the lexicon's own group of the consume verbs
     first: str = hits[0].payload if hits else ""
     foods = analysis.hits.get("food")
-    # Diet advice redirects only in a text that names no food (SPEC §4.2 revision 2).
-    advising = not foods
+    # Diet advice redirects only in a text that names no food (SPEC §4.2 revision 2), and only under
+    # a policy that names where it goes (a policy written before the revision has no advice intent).
+    advising = not foods and bool(asking.advice_intent)
     feeding = asking.feeding if foods else None
     if (
         not (medicines or verbs or feeding)

@@ -476,6 +476,20 @@ PARENT_FOLLOW_UPS = [
     ("no object: a named food before the verb -> nutrition calc", "苹果孩子可以吃吗", "nutrition_calc"),
     ("no object: an amount asks about something named before -> nutrition calc", "榴莲可以多吃吗", "nutrition_calc"),
     ("no object: how much a day -> nutrition calc", "两岁一天喝多少", "nutrition_calc"),
+    # topic words of the second sample: knowledge, and a stronger question keeps its own intent
+    ("a chill as the cause -> knowledge", "是不是晚上踢被子受凉了", "knowledge"),
+    ("a chill in the story, a named fruit asked -> nutrition calc", "受凉以后能吃梨吗", "nutrition_calc"),
+    ("how the child feels -> knowledge", "宝宝看起来很难受", "knowledge"),
+    ("how the child feels, how serious asked -> risk assessment", "宝宝难受得厉害，要紧吗", "risk_assessment"),
+    ("the emergency room -> knowledge", "这样需要挂急诊吗", "knowledge"),
+    ("what it is called -> knowledge", "这个病叫什么", "knowledge"),
+    ("whether a saying holds -> knowledge", "老人说捂汗好得快，这个说法对吗", "knowledge"),
+    ("stool colour -> knowledge", "这两天便便有点发绿，还带血丝", "knowledge"),
+    ("stool colour, a report to look at -> lab result", "便便有点发绿，化验单帮我看看", "lab_result"),
+    ("a -炎 disease -> knowledge", "腮腺炎会传染给弟弟吗", "knowledge"),
+    ("a blood test in plain words -> knowledge", "需要去医院查一下血吗", "knowledge"),
+    ("a blood test with a result -> lab result", "查一下血，血红蛋白偏低", "lab_result"),
+    ("a fever patch is a medicine -> knowledge", "退烧贴可以一直贴着吗", "knowledge"),
 ]
 
 
