@@ -95,6 +95,8 @@ _VALUE = re.compile("(?<![0-9.])[0-9]++(?:\\.[0-9]+)?+(?!多?(?:岁|个多?月|�
 _SAID_OF_A_VALUE = tuple("高低升降增减")
 # Said after a clause's last word without changing what it asks (可以吃香蕉嘛啊, 没事吧~).
 _TRAILING = frozenset(" \t~啊呀哈啦哦噢")
+# Words that end a clause asking about what it names (奶粉还喂吗, 母乳还是奶粉呢, 奶粉冲多少).
+_ASKING_ENDS = ("吗", "呢", "多少")
 # After a consume verb, words that name nothing: a verb followed only by these up to its clause's
 # end has no object (还能喝吗, 可以喝点吗, 可以吃是么, 能吃了吗).
 _NO_OBJECT = frozenset("吗嘛么吧呢啊呀哦噢哈啦了的点些一是不 \t~")
@@ -161,6 +163,8 @@ def classify(policy: Policy, analysis: Analysis) -> Classification:
 
     by_name = policy.intent_by_name
     weak = asking.weak_keywords
+    if feeding is not None and foods and asking.food_intent not in decided:  # a verb that decided lists itself
+        weak = _asked_foods(analysis.views.text, foods, cuts, keywords, weak, asking)
     reading = keywords.get(asking.reading_intent)
     if reading is not None and not _has_reading(analysis, hits, cuts, asking):
         # Nothing to read (尿常规主要查什么): the test's words ask about the test, as weak words.
@@ -272,6 +276,34 @@ def _feeding_questions(
         if found:
             decided.add(food_intent)
             keywords.setdefault(food_intent, {})[food.term] = True
+
+
+def _asked_foods(
+    text: str, foods: list[Hit], cuts: list[int], keywords: dict[str, dict[str, bool]], weak: frozenset[str], asking: Asking,
+) -> frozenset[str]:
+    """A food or drink named in a clause that ends asking — in ?, in 吗 / 呢 / 多少 or a colloquial
+    ending (嘛, 么, 是吧) — is a weak keyword of the food intent (SPEC §4.2 revision 2: whether or how
+    much of a named food — 奶粉还喂吗, 奶粉要减量吗): a question about it and nothing else is the
+    food intent (the tie with a feeding word such as 奶粉 goes to the food intent by priority),
+    while any other topic the question names (拉肚子, 过敏, 怎么办) outweighs it. A clause that only
+    holds a question word (喂了几口粥, 怎么不吃奶了) does not ask about its food. Each clause with a
+    food is looked at once. Returns the weak words with those foods added."""
+    asked: list[str] = []
+    ends: dict[int, bool] = {}
+    for food in foods:
+        clause = bisect_right(cuts, food.start)
+        found = ends.get(clause)
+        if found is None:
+            lo, hi = _bounds(cuts, clause, len(text))
+            found = ends[clause] = text.startswith("?", hi) or text.endswith(_ASKING_ENDS, lo, _clause_end(text, lo, hi)) or _ends_asking(text, lo, hi, asking)
+        if found:
+            asked.append(food.term)
+    if not asked:
+        return weak
+    words = keywords.setdefault(asking.food_intent, {})
+    for term in asked:
+        words[term] = True
+    return weak | frozenset(asked)
 
 
 def _asked_food(policy: Policy, analysis: Analysis) -> Classification:

@@ -490,6 +490,13 @@ PARENT_FOLLOW_UPS = [
     ("a blood test in plain words -> knowledge", "需要去医院查一下血吗", "knowledge"),
     ("a blood test with a result -> lab result", "查一下血，血红蛋白偏低", "lab_result"),
     ("a fever patch is a medicine -> knowledge", "退烧贴可以一直贴着吗", "knowledge"),
+    # a named food or drink in a clause that ends asking, and no other topic asked: nutrition_calc
+    ("a named milk asked about -> nutrition calc", "晚上那顿换成羊奶粉是吗？", "nutrition_calc"),
+    ("two named milks, a choice -> nutrition calc", "母乳和配方奶轮着来呢", "nutrition_calc"),
+    ("a named food and a how-much ending -> nutrition calc", "米糊一次冲多少", "nutrition_calc"),
+    ("a named milk and a complaint asked -> knowledge", "喝了羊奶粉就拉肚子怎么办", "knowledge"),
+    ("a named food in a clause that only holds a question word -> knowledge", "喂了几勺米糊就干呕", "knowledge"),
+    ("a named food told, the question elsewhere -> knowledge", "早上吃了米糊，这两天便秘是什么原因", "knowledge"),
 ]
 
 
