@@ -490,6 +490,11 @@ PARENT_FOLLOW_UPS = [
     ("a blood test in plain words -> knowledge", "需要去医院查一下血吗", "knowledge"),
     ("a blood test with a result -> lab result", "查一下血，血红蛋白偏低", "lab_result"),
     ("a fever patch is a medicine -> knowledge", "退烧贴可以一直贴着吗", "knowledge"),
+    # whether the child gets better on its own, and reassurance asked: risk_assessment
+    ("better on its own, without medicine -> risk assessment", "不打针的话会自己好吗", "risk_assessment"),
+    ("better on its own in the story, care asked -> knowledge", "听说这种疹子会自己好，平时怎么护理", "knowledge"),
+    ("reassurance asked -> risk assessment", "打完疫苗有点低烧，不会有事吧", "risk_assessment"),
+    ("how many weeks until better -> knowledge", "这种咳嗽要几周才能好", "knowledge"),
     # a named food or drink in a clause that ends asking, and no other topic asked: nutrition_calc
     ("a named milk asked about -> nutrition calc", "晚上那顿换成羊奶粉是吗？", "nutrition_calc"),
     ("two named milks, a choice -> nutrition calc", "母乳和配方奶轮着来呢", "nutrition_calc"),
