@@ -490,6 +490,11 @@ PARENT_FOLLOW_UPS = [
     ("a blood test in plain words -> knowledge", "需要去医院查一下血吗", "knowledge"),
     ("a blood test with a result -> lab result", "查一下血，血红蛋白偏低", "lab_result"),
     ("a fever patch is a medicine -> knowledge", "退烧贴可以一直贴着吗", "knowledge"),
+    # a request to look (您看看, 帮我看) asks as a question does; a blood test's sheet is a result to read
+    ("a request to look at a sheet, what to do asked -> lab result", "医生您看看这张化验单，这种情况怎么办", "lab_result"),
+    ("a request to look, no result named -> knowledge", "您看看孩子这样还要不要去医院", "knowledge"),
+    ("a blood test's sheet in plain words -> lab result", "验血单拿到了，上面箭头多吗", "lab_result"),
+    ("a blood test to take in plain words -> knowledge", "去医院查个血要空腹吗", "knowledge"),
     # whether the child gets better on its own, and reassurance asked: risk_assessment
     ("better on its own, without medicine -> risk assessment", "不打针的话会自己好吗", "risk_assessment"),
     ("better on its own in the story, care asked -> knowledge", "听说这种疹子会自己好，平时怎么护理", "knowledge"),
