@@ -495,6 +495,9 @@ PARENT_FOLLOW_UPS = [
     ("a request to look, no result named -> knowledge", "您看看孩子这样还要不要去医院", "knowledge"),
     ("a blood test's sheet in plain words -> lab result", "验血单拿到了，上面箭头多吗", "lab_result"),
     ("a blood test to take in plain words -> knowledge", "去医院查个血要空腹吗", "knowledge"),
+    # 还是 asks a choice (A还是B): its clause is a question
+    ("a choice between named drinks -> nutrition calc", "晚上喝白开水还是果汁", "nutrition_calc"),
+    ("还是 in the story, what to do asked -> knowledge", "吃了药还是一直咳嗽，怎么办", "knowledge"),
     # whether the child gets better on its own, and reassurance asked: risk_assessment
     ("better on its own, without medicine -> risk assessment", "不打针的话会自己好吗", "risk_assessment"),
     ("better on its own in the story, care asked -> knowledge", "听说这种疹子会自己好，平时怎么护理", "knowledge"),
