@@ -98,8 +98,9 @@ _TRAILING = frozenset(" \t~啊呀哈啦哦噢")
 # Words that end a clause asking about what it names (奶粉还喂吗, 母乳还是奶粉呢, 奶粉冲多少).
 _ASKING_ENDS = ("吗", "呢", "多少")
 # After a consume verb, words that name nothing: a verb followed only by these up to its clause's
-# end has no object (还能喝吗, 可以喝点吗, 可以吃是么, 能吃了吗).
-_NO_OBJECT = frozenset("吗嘛么吧呢啊呀哦噢哈啦了的点些一是不 \t~")
+# end has no object (还能喝吗, 可以喝点吗, 可以吃是么, 能吃了吗). Matched from the verb's end, the run
+# stops at the first other character: runs after different verbs never overlap.
+_NO_OBJECT = re.compile("[吗嘛么吧呢啊呀哦噢哈啦了的点些一是不 \t~]*+")
 
 
 def classify(policy: Policy, analysis: Analysis) -> Classification:
@@ -365,7 +366,8 @@ def _no_object(text: str, verb: str, start: int, cuts: list[int]) -> bool:
     end = start + len(verb)
     clause = bisect_left(cuts, end)
     hi = cuts[clause] if clause < len(cuts) else len(text)
-    return all(c in _NO_OBJECT for c in text[end:hi])
+    run = _NO_OBJECT.match(text, end, hi)
+    return run is not None and run.end() == hi
 
 
 def _bounds(cuts: list[int], clause: int, length: int) -> tuple[int, int]:
