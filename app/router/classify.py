@@ -22,7 +22,12 @@ must not outvote the question. Intents are ranked, best first, by
 Weak keywords are the policy's generic question words and topic nouns (是什么, 怎么办, 肾病综合征):
 they say what a text is about, not what it asks, so at the same level any other keyword beats them.
 A consume verb whose object is a medicine counts for the medicine intent, and so does every
-medicine mention.
+medicine mention. In a text that names no food, a consume verb followed by nothing but particles
+(还能喝吗) counts for the advice intent; a food named in a clause that ends asking (奶粉还喂吗) is a
+weak keyword of the food intent (SPEC §4.2 revision 2: nutrition_calc needs a named food or drink).
+
+The module is over 400 lines because every rule above reads the same clause cuts and keyword hits
+of one text; split, each piece would take the whole ranking state as arguments.
 
 ``score`` and ``confidence`` stay the whole text's. A text whose only clause is a question, or with
 no question clause at all, ranks by the whole text alone: as before question clauses existed, but
@@ -164,7 +169,8 @@ def classify(policy: Policy, analysis: Analysis) -> Classification:
 
     by_name = policy.intent_by_name
     weak = asking.weak_keywords
-    if feeding is not None and foods and asking.food_intent not in decided:  # a verb that decided lists itself
+    # A consume verb or feeding question that decided the food intent lists its own words (能喝 of 能喝豆浆吗).
+    if feeding is not None and foods and asking.food_intent not in decided:
         weak = _asked_foods(analysis.views.text, foods, cuts, keywords, weak, asking)
     reading = keywords.get(asking.reading_intent)
     if reading is not None and not _has_reading(analysis, hits, cuts, asking):
@@ -296,7 +302,11 @@ def _asked_foods(
         found = ends.get(clause)
         if found is None:
             lo, hi = _bounds(cuts, clause, len(text))
-            found = ends[clause] = text.startswith("?", hi) or text.endswith(_ASKING_ENDS, lo, _clause_end(text, lo, hi)) or _ends_asking(text, lo, hi, asking)
+            found = ends[clause] = (
+                text.startswith("?", hi)
+                or text.endswith(_ASKING_ENDS, lo, _clause_end(text, lo, hi))
+                or _ends_asking(text, lo, hi, asking)
+            )
         if found:
             asked.append(food.term)
     if not asked:
