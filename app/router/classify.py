@@ -216,7 +216,8 @@ def _medicine_verbs(
     medicine asks the medicine intent (returned: verb start → that intent); a verb with an object
     in a question clause decides its intent. A clause's foods and medicines are gathered once, by two
     searches per list, and each verb's object is one search: no product of verbs and foods. A verb
-    with no object at all (能吃吗) stays the food intent: route_request then asks which food."""
+    with no object in its clause stays the food intent here (classify sends one followed by nothing but
+    particles, in a text with no food, to the advice intent: 还能喝吗)."""
     foods = analysis.hits.get("food") or []
     redirected: dict[int, str] = {}
     in_clause: dict[int, list[tuple[int, bool]]] = {}  # clause → (start, is a food), built once per clause
