@@ -23,7 +23,7 @@ Weak keywords are the policy's generic question words and topic nouns (是什么
 they say what a text is about, not what it asks, so at the same level any other keyword beats them.
 A consume verb whose object is a medicine counts for the medicine intent, and so does every
 medicine mention. In a text that names no food, a consume verb followed by nothing but particles
-(还能喝吗) counts for the advice intent; a food named in a clause that ends asking (奶粉还喂吗) is a
+(下午还能吃么) counts for the advice intent; a food named in a clause that ends asking (奶粉还喂吗) is a
 weak keyword of the food intent (SPEC §4.2 revision 2: nutrition_calc needs a named food or drink).
 
 The module is over 400 lines because every rule above reads the same clause cuts and keyword hits
@@ -100,10 +100,10 @@ _VALUE = re.compile("(?<![0-9.])[0-9]++(?:\\.[0-9]+)?+(?!多?(?:岁|个多?月|�
 _SAID_OF_A_VALUE = tuple("高低升降增减")
 # Said after a clause's last word without changing what it asks (可以吃香蕉嘛啊, 没事吧~).
 _TRAILING = frozenset(" \t~啊呀哈啦哦噢")
-# Words that end a clause asking about what it names (奶粉还喂吗, 母乳还是奶粉呢, 奶粉冲多少).
+# Words that end a clause asking about what it names (奶粉还喂吗, 羊奶还是牛奶呢, 奶粉冲多少).
 _ASKING_ENDS = ("吗", "呢", "多少")
 # After a consume verb, words that name nothing: a verb followed only by these up to its clause's
-# end has no object (还能喝吗, 可以喝点吗, 可以吃是么, 能吃了吗). Matched from the verb's end, the run
+# end has no object (下午还能吃么, 可以少喝点么, 可以吃的吧, 能吃了吗). Matched from the verb's end, the run
 # stops at the first other character: runs after different verbs never overlap.
 _NO_OBJECT = re.compile("[吗嘛么吧呢啊呀哦噢哈啦了的点些一是不 \t~]*+")
 
@@ -217,7 +217,7 @@ def _medicine_verbs(
     in a question clause decides its intent. A clause's foods and medicines are gathered once, by two
     searches per list, and each verb's object is one search: no product of verbs and foods. A verb
     with no object in its clause stays the food intent here (classify sends one followed by nothing but
-    particles, in a text with no food, to the advice intent: 还能喝吗)."""
+    particles, in a text with no food, to the advice intent: 下午还能吃么)."""
     foods = analysis.hits.get("food") or []
     redirected: dict[int, str] = {}
     in_clause: dict[int, list[tuple[int, bool]]] = {}  # clause → (start, is a food), built once per clause
@@ -291,7 +291,7 @@ def _asked_foods(
 ) -> frozenset[str]:
     """A food or drink named in a clause that ends asking — in ?, in 吗 / 呢 / 多少 or a colloquial
     ending (嘛, 么, 是吧) — is a weak keyword of the food intent (SPEC §4.2 revision 2: whether or how
-    much of a named food — 奶粉还喂吗, 奶粉要减量吗): a question about it and nothing else is the
+    much of a named food — 奶粉还喂吗, 配方奶要少冲点吗): a question about it and nothing else is the
     food intent (the tie with a feeding word such as 奶粉 goes to the food intent by priority),
     while any other topic the question names (拉肚子, 过敏, 怎么办) outweighs it. A clause that only
     holds a question word (喂了几口粥, 怎么不吃奶了) does not ask about its food. Each clause with a
@@ -370,8 +370,8 @@ def _has_reading(analysis: Analysis, hits: list[Hit], cuts: list[int], asking: A
 
 def _no_object(text: str, verb: str, start: int, cuts: list[int]) -> bool:
     """Whether the consume verb ``verb`` at ``start`` is followed by nothing but particles to its clause's
-    end (还能喝吗): it names no food or drink. A verb of amount (喝多少, 可以多吃) asks about a
-    quantity of something named before it (菌菇类可以多吃吗): never without an object."""
+    end (下午还能吃么): it names no food or drink. A verb of amount (喝多少, 可以多吃) asks about a
+    quantity of something named before it (榴莲可以多吃吗): never without an object."""
     if "多" in verb:
         return False
     end = start + len(verb)

@@ -468,10 +468,10 @@ def test_parents_concept_families(router, text, intent):
 
 PARENT_FOLLOW_UPS = [
     # a consume verb followed by nothing but particles names no food or drink: knowledge
-    ("no object: may he drink (still)? -> knowledge", "那现在还可以喝吗", "knowledge"),
-    ("no object: a child's age, then may she eat -> knowledge", "四个月的宝宝能吃吗", "knowledge"),
+    ("no object: may he drink (still)? -> knowledge", "那今晚还可以喝么", "knowledge"),
+    ("no object: a child's age, then may she eat -> knowledge", "四个多月大的宝宝能吃吗", "knowledge"),
     ("no object: a little, a tag question -> knowledge", "现在可以喝点是么", "knowledge"),
-    ("no object: keep taking it -> knowledge", "已经好多了，可以继续吃吧", "knowledge"),
+    ("no object: keep taking it -> knowledge", "已经好多了，还要继续吃么", "knowledge"),
     ("no object: a drink the dictionary lacks, after the verb -> nutrition calc", "能喝薄荷水吗", "nutrition_calc"),
     ("no object: a named food before the verb -> nutrition calc", "苹果孩子可以吃吗", "nutrition_calc"),
     ("no object: an amount asks about something named before -> nutrition calc", "榴莲可以多吃吗", "nutrition_calc"),
@@ -491,7 +491,7 @@ PARENT_FOLLOW_UPS = [
     ("a blood test with a result -> lab result", "查一下血，血红蛋白偏低", "lab_result"),
     ("a fever patch is a medicine -> knowledge", "退烧贴可以一直贴着吗", "knowledge"),
     # a request to look (您看看, 帮我看) asks as a question does; a blood test's sheet is a result to read
-    ("a request to look at a sheet, what to do asked -> lab result", "医生您看看这张化验单，这种情况怎么办", "lab_result"),
+    ("a request to look at a sheet, what to do asked -> lab result", "您看看这张化验单，接下来怎么办", "lab_result"),
     ("a request to look, no result named -> knowledge", "您看看孩子这样还要不要去医院", "knowledge"),
     ("a blood test's sheet in plain words -> lab result", "验血单拿到了，上面箭头多吗", "lab_result"),
     ("a blood test to take in plain words -> knowledge", "去医院查个血要空腹吗", "knowledge"),
@@ -501,10 +501,10 @@ PARENT_FOLLOW_UPS = [
     # whether the child gets better on its own, and reassurance asked: risk_assessment
     ("better on its own, without medicine -> risk assessment", "不打针的话会自己好吗", "risk_assessment"),
     ("better on its own in the story, care asked -> knowledge", "听说这种疹子会自己好，平时怎么护理", "knowledge"),
-    ("reassurance asked -> risk assessment", "打完疫苗有点低烧，不会有事吧", "risk_assessment"),
+    ("reassurance asked -> risk assessment", "打完疫苗有点低烧，应该不会有事吧", "risk_assessment"),
     ("how many weeks until better -> knowledge", "这种咳嗽要几周才能好", "knowledge"),
     # a named food or drink in a clause that ends asking, and no other topic asked: nutrition_calc
-    ("a named milk asked about -> nutrition calc", "晚上那顿换成羊奶粉是吗？", "nutrition_calc"),
+    ("a named milk asked about -> nutrition calc", "晚上那顿换成羊奶粉行吗？", "nutrition_calc"),
     ("two named milks, a choice -> nutrition calc", "母乳和配方奶轮着来呢", "nutrition_calc"),
     ("a named food and a how-much ending -> nutrition calc", "米糊一次冲多少", "nutrition_calc"),
     ("a named milk and a complaint asked -> knowledge", "喝了羊奶粉就拉肚子怎么办", "knowledge"),
