@@ -34,12 +34,20 @@ HARD = [
     ("a fever patch that does nothing", "退热贴贴了一晚上不管用", "persistent_fever"),
     ("an antipyretic, said 没用", "给她吃了退烧药没用", "persistent_fever"),
     ("a temperature that stays this high", "孩子一直这么高的体温", "persistent_fever"),
+    ("a fever that never broke", "宝宝这三天一直都没退过烧", "persistent_fever"),
+    ("a fever that did not move with the medicine", "喂了药一点也没退烧", "persistent_fever"),
+    ("five days, said with a bare 烧", "儿子已经烧七天了", "persistent_fever"),
+    ("an antipyretic that hardly helped", "美林吃了好像没怎么管用", "persistent_fever"),
     ("no fever break, 一直 then the hard term", "宝宝吃了药还是一直不退烧", "persistent_fever"),
     ("blood on the nappy's poo", "宝宝的便便上有血", "gi_bleeding"),
     ("blood in the poo, nursery word 粑粑", "女儿今天粑粑里带血", "gi_bleeding"),
     ("blood in the poo, said plainly", "宝宝拉的屎上有血", "gi_bleeding"),
     ("a pus-and-blood stool", "孩子这两天是脓血便", "gi_bleeding"),
     ("very little urine stays hard", "儿子今天尿很少", "anuria"),
+    ("blood in what was vomited", "宝宝吐出来的东西带血", "gi_bleeding"),
+    ("blood in the vomit, said 呕吐物", "孩子呕吐物里有血", "gi_bleeding"),
+    ("a wound that keeps bleeding", "女儿摔破了膝盖，伤口一直在流血", "hemorrhage"),
+    ("a lot of blood lost, said 不少", "儿子鼻子撞了，流了不少血", "hemorrhage"),
 ]
 
 SOFT = [
@@ -75,6 +83,9 @@ SOFT = [
     ("little urine these days", "儿子尿这几天少", "anuria"),
     ("urinated only once", "从早上到现在只尿了一次", "anuria"),
     ("pus and blood in a report", "化验结果里有脓血", "gi_bleeding"),
+    ("a nose that bleeds, said 鼻子出血", "宝宝早上鼻子出血了", "hemorrhage"),
+    ("a nostril bleeding", "孩子鼻孔流血", "hemorrhage"),
+    ("a streak in milk brought up asks", "吐的奶里有血丝", "gi_bleeding"),
     ("a fever that stays, no fever word before", "昨晚38度5，一直不退", "persistent_fever"),
     ("a long low fever", "孩子长期低烧", "persistent_fever"),
 ]
@@ -97,6 +108,8 @@ LOOK_ALIKES = [
     ("formula taken, food refused", "奶粉吃了不吃饭"),
     ("the room's temperature", "室内温度一直降不下来"),
     ("a bottle of antipyretic not finished", "上次的退烧药没用完"),
+    ("a fever over for five days", "宝宝退烧五天了，能洗澡吗"),
+    ("sputum with blood is no vomit", "吐的痰里有血"),
     ("a crust in the nose with blood", "鼻屎里有血"),
     ("spitting up all the time", "宝宝总吐奶"),
 ]
