@@ -44,6 +44,7 @@ HARD = [
     ("blood in the poo, said plainly", "宝宝拉的屎上有血", "gi_bleeding"),
     ("a pus-and-blood stool", "孩子这两天是脓血便", "gi_bleeding"),
     ("very little urine stays hard", "儿子今天尿很少", "anuria"),
+    ("sunken eyes, a filler between", "拉了一天，孩子眼睛都凹进去了", "dehydration"),
     ("blood in what was vomited", "宝宝吐出来的东西带血", "gi_bleeding"),
     ("blood in the vomit, said 呕吐物", "孩子呕吐物里有血", "gi_bleeding"),
     ("a wound that keeps bleeding", "女儿摔破了膝盖，伤口一直在流血", "hemorrhage"),
@@ -88,6 +89,8 @@ SOFT = [
     ("a streak in milk brought up asks", "吐的奶里有血丝", "gi_bleeding"),
     ("a fever that stays, no fever word before", "昨晚38度5，一直不退", "persistent_fever"),
     ("a long low fever", "孩子长期低烧", "persistent_fever"),
+    ("thirsty, drinking eagerly", "拉肚子以后孩子一直喊渴", "dehydration"),
+    ("eyes a little sunken", "宝宝眼睛好像有点凹陷", "dehydration"),
 ]
 
 LOOK_ALIKES = [
