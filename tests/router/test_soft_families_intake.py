@@ -65,6 +65,7 @@ SOFT = [
     ("feeds little: 喝得很少", "宝宝今天喝奶喝得很少", "unable_to_drink"),
     ("feeds little: the formula", "这两天奶粉吃的比较少", "unable_to_drink"),
     ("feeds little: breast milk, 也不多", "小家伙母乳吃得也不多", "unable_to_drink"),
+    ("feeds little each time", "宝宝喝奶每次都少了", "unable_to_drink"),
     ("milk refused with something else", "宝宝今天奶粉和米糊都没吃", "unable_to_drink"),
     ("milk refused, a word between", "二宝母乳一口也不喝", "unable_to_drink"),
     ("milk hardly taken", "宝宝这两天奶都不怎么吃", "unable_to_drink"),
