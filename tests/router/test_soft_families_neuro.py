@@ -1,0 +1,111 @@
+"""Families of parents' words for the neurological, breathing, crying and kidney danger signs (issue 20).
+
+Session 3's labelled pool emergencies showed parents saying one sign in endless variants (精神也不太好,
+看着不精神, 有点贪睡, 睡得比平时多; 呼吸不是很顺畅, 嗓子丝丝响; 哭了好长时间, 老是哭): each family is one
+bounded pattern of the policy, not a list of the phrasings seen. Every sentence here is our own, and
+each family is tested both ways: its forms ask (mild) or halt (strong), and its look-alikes — another
+sense of the words, good news, a negation, the past, another person, a question — never halt, most
+never even ask. The checks are test_parent_vocabulary's, reused.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from app.router import Router
+
+from .test_parent_vocabulary import PARENT
+from .test_parent_vocabulary import test_a_look_alike_is_no_mention as no_mention
+from .test_parent_vocabulary import test_a_mild_form_asks_its_severity_question as asks_severity
+from .test_parent_vocabulary import test_a_strong_form_halts as halts
+
+HARD = [
+    # id, text, the concept that halts
+    ("spirits very poor, a filler between", "女儿这两天精神也特别差", "lethargy"),
+    ("spirits extremely poor, said of the state", "儿子精神状态非常不好", "lethargy"),
+    ("asleep all along", "儿子发着烧一直睡觉，饭也不吃", "lethargy"),
+    ("very weak after a day of diarrhoea", "拉了一天肚子，孩子现在很虚弱", "lethargy"),
+    ("weak and strengthless all over", "宝宝全身软弱无力", "lethargy"),
+]
+
+SOFT = [
+    # id, text, the concept whose severity question is asked
+    ("spirits a bit poor, fillers between", "宝宝精神也有点差", "lethargy"),
+    ("spirits maybe a little worse", "孩子精神好像差一些", "lethargy"),
+    ("not lively, with a degree word", "孩子看着不太精神", "lethargy"),
+    ("not lively since a cold", "感冒以后就不怎么精神了", "lethargy"),
+    ("spirits turned not so good with a fever", "一发烧精神就不大好", "lethargy"),
+    ("sleepier, said as a trait", "这几天宝宝特别贪睡", "lethargy"),
+    ("sleeps more than usual", "女儿最近比平时睡得多", "lethargy"),
+    ("sleeps rather a lot", "儿子睡的时间挺多", "lethargy"),
+    ("keeps sleeping", "儿子今天老是睡觉", "lethargy"),
+    ("falls asleep easily today", "宝宝今天特别容易犯困", "lethargy"),
+    ("mood not as high as before", "孩子情绪没以前那么高", "lethargy"),
+    ("plays less than before", "宝宝玩得没之前欢", "lethargy"),
+    ("no interest in toys", "宝宝对玩具都不感兴趣了", "lethargy"),
+    ("a little weak", "孩子有点虚弱", "lethargy"),
+    ("breathing not quite smooth", "孩子喘气有点不顺", "respiratory_distress"),
+    ("breathing not very even", "宝宝呼吸不是很均匀", "respiratory_distress"),
+    ("a whistle in the throat", "宝宝睡着了嗓子里丝丝响", "respiratory_distress"),
+    ("a wheezy sound on breathing", "孩子喘气时有嘶嘶的声音", "respiratory_distress"),
+    ("breathing with effort", "听着孩子在使劲地喘气", "respiratory_distress"),
+    ("a feed stopped to catch a breath", "宝宝喝奶喝一会就停下来喘气", "respiratory_distress"),
+    ("the doctor hears a little asthma", "医生听了说有些哮喘", "respiratory_distress"),
+    ("cried over an hour", "宝宝今晚哭了一个多小时", "abnormal_cry"),
+    ("cried a long while", "女儿下午哭了好久", "abnormal_cry"),
+    ("keeps crying", "女儿这两天老是哭", "abnormal_cry"),
+    ("cried hoarse", "孩子哭得嗓子都哑了", "abnormal_cry"),
+    ("voice cried hoarse", "儿子声音都哭沙哑了", "abnormal_cry"),
+]
+
+LOOK_ALIKES = [
+    # id, text: no mention of any sign
+    ("cannot fall asleep", "宝宝一直睡不着"),
+    ("sleeps until morning", "孩子一直睡到天亮"),
+    ("sleeps badly all along", "女儿一直睡得不好"),
+    ("never sleeps soundly", "女儿总是睡不踏实"),
+    ("wakes after a short nap", "儿子老是睡一会就醒"),
+    ("does not like sleeping", "孩子不爱睡觉"),
+    ("does not much like sleeping", "孩子不怎么爱睡觉"),
+    ("hard to get to sleep", "宝宝晚上不容易睡着"),
+    ("spirits fine", "宝宝精神还好"),
+    ("spirits not poor", "孩子精神不差"),
+    ("asking whether spirits are good", "孩子精神好不好怎么看"),
+    ("a weak constitution", "孩子体质虚弱，老感冒"),
+    ("breathing normal", "孩子呼吸正常"),
+    ("the belly rumbles", "宝宝肚子里呼呼响"),
+    ("a sound sleeper", "孩子睡得呼呼的"),
+    ("the wind", "外面风呼呼地刮"),
+    ("likes to cry", "宝宝爱哭"),
+    ("a fussy child", "孩子总是哭闹"),
+    ("a psychiatry clinic", "要不要去看精神科"),
+]
+
+NEVER_HALTS = [
+    # id, text: a strong form in the past, of another person, negated or asked about
+    ("spirits very poor, in the past", "孩子以前精神也特别差，现在好了"),
+    ("another person very weak", "我妈最近很虚弱"),
+    ("a neighbour's child cried hoarse", "邻居家孩子哭得嗓子都哑了"),
+    ("not very weak", "宝宝没有很虚弱"),
+    ("a question about sleepy babies", "如果宝宝特别贪睡要不要叫醒喂奶"),
+]
+
+
+@pytest.mark.parametrize(("text", "concept"), [r[1:] for r in HARD], ids=[r[0] for r in HARD])
+def test_a_family_strong_form_halts(router: Router, text, concept):
+    halts(router, text, concept)
+
+
+@pytest.mark.parametrize(("text", "concept"), [r[1:] for r in SOFT], ids=[r[0] for r in SOFT])
+def test_a_family_mild_form_asks_its_severity_question(router: Router, policy, text, concept):
+    asks_severity(router, policy, text, concept)
+
+
+@pytest.mark.parametrize("text", [r[1] for r in LOOK_ALIKES], ids=[r[0] for r in LOOK_ALIKES])
+def test_a_family_look_alike_is_no_mention(router: Router, text):
+    no_mention(router, text)
+
+
+@pytest.mark.parametrize("text", [r[1] for r in NEVER_HALTS], ids=[r[0] for r in NEVER_HALTS])
+def test_a_family_form_not_of_the_child_now_never_halts(router: Router, text):
+    assert router.route_request(text, PARENT, "P0001").status != "halt"
