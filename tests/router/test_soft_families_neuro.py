@@ -26,6 +26,11 @@ HARD = [
     ("asleep all along", "儿子发着烧一直睡觉，饭也不吃", "lethargy"),
     ("very weak after a day of diarrhoea", "拉了一天肚子，孩子现在很虚弱", "lethargy"),
     ("weak and strengthless all over", "宝宝全身软弱无力", "lethargy"),
+    ("no response when her name is called", "喊她名字也没什么反应", "altered_consciousness"),
+    ("fontanelle a little full", "宝宝发烧，囟门有点饱满", "meningeal_signs"),
+    ("arched back and neck", "孩子角弓反张", "meningeal_signs"),
+    ("spots that do not fade under a finger", "腿上的红点用手按一下也不褪", "non_blanching_rash"),
+    ("PD fluid a little cloudy, the bare 混", "腹透液有些混", "pd_peritonitis"),
 ]
 
 SOFT = [
@@ -40,7 +45,7 @@ SOFT = [
     ("sleeps rather a lot", "儿子睡的时间挺多", "lethargy"),
     ("keeps sleeping", "儿子今天老是睡觉", "lethargy"),
     ("falls asleep easily today", "宝宝今天特别容易犯困", "lethargy"),
-    ("mood not as high as before", "孩子情绪没以前那么高", "lethargy"),
+    ("mood lower than before", "女儿这几天情绪不如以前高", "lethargy"),
     ("plays less than before", "宝宝玩得没之前欢", "lethargy"),
     ("no interest in toys", "宝宝对玩具都不感兴趣了", "lethargy"),
     ("a little weak", "孩子有点虚弱", "lethargy"),
@@ -56,6 +61,11 @@ SOFT = [
     ("keeps crying", "女儿这两天老是哭", "abnormal_cry"),
     ("cried hoarse", "孩子哭得嗓子都哑了", "abnormal_cry"),
     ("voice cried hoarse", "儿子声音都哭沙哑了", "abnormal_cry"),
+    ("chest a bit tight", "女儿说胸口有点闷", "chest_pain"),
+    ("chest uncomfortable", "儿子心口不舒服", "chest_pain"),
+    ("feet swollen again", "孩子脚又肿了", "severe_edema"),
+    ("eyelids a little puffy", "早上起来眼皮有些浮肿", "severe_edema"),
+    ("a pit left by a finger", "小腿按下去有个坑", "severe_edema"),
 ]
 
 LOOK_ALIKES = [
@@ -73,12 +83,20 @@ LOOK_ALIKES = [
     ("asking whether spirits are good", "孩子精神好不好怎么看"),
     ("a weak constitution", "孩子体质虚弱，老感冒"),
     ("breathing normal", "孩子呼吸正常"),
-    ("the belly rumbles", "宝宝肚子里呼呼响"),
+    ("the belly rumbles", "饿了肚里呼呼响"),
     ("a sound sleeper", "孩子睡得呼呼的"),
     ("the wind", "外面风呼呼地刮"),
     ("likes to cry", "宝宝爱哭"),
     ("a fussy child", "孩子总是哭闹"),
     ("a psychiatry clinic", "要不要去看精神科"),
+    ("a chest X-ray", "医生让拍个胸片"),
+    ("an inflamed throat", "孩子嗓子红肿"),
+    ("a lump", "脖子上摸到一个肿块"),
+    ("swelling gone", "孩子脚不肿了"),
+    ("not knowing about the PD fluid", "腹透液不清楚怎么换"),
+    ("mixing a PD bag", "腹透液混合好了再加热"),
+    ("spots that fade under a finger", "红点按一下就褪了"),
+    ("a medicine that did nothing", "吃了药没什么反应"),
 ]
 
 NEVER_HALTS = [
@@ -88,6 +106,8 @@ NEVER_HALTS = [
     ("a neighbour's child cried hoarse", "邻居家孩子哭得嗓子都哑了"),
     ("not very weak", "宝宝没有很虚弱"),
     ("a question about sleepy babies", "如果宝宝特别贪睡要不要叫醒喂奶"),
+    ("a question about the glass test", "出血点按压不褪色是什么原因"),
+    ("another person's chest", "我老公最近胸口有点闷"),
 ]
 
 
