@@ -14,6 +14,9 @@ import pytest
 
 from app.router import Router
 
+from .test_kidney_signs import LOOK_ALIKES as KIDNEY_NOT_NOW
+from .test_kidney_signs import NOW as KIDNEY_NOW
+from .test_kidney_signs import test_kidney_sign as kidney_sign
 from .test_parent_vocabulary import PARENT
 from .test_parent_vocabulary import test_a_look_alike_is_no_mention as no_mention
 from .test_parent_vocabulary import test_a_mild_form_asks_its_severity_question as asks_severity
@@ -77,6 +80,7 @@ LOOK_ALIKES = [
     ("never sleeps soundly", "女儿总是睡不踏实"),
     ("wakes after a short nap", "儿子老是睡一会就醒"),
     ("does not like sleeping", "孩子不爱睡觉"),
+    ("asking how much newborns sleep", "新生儿一般睡得多不多"),
     ("advice to sleep more", "孩子睡得多一点好"),
     ("does not sleep much", "宝宝白天睡得不多"),
     ("does not much like sleeping", "孩子不怎么爱睡觉"),
@@ -131,4 +135,48 @@ def test_a_family_look_alike_is_no_mention(router: Router, text):
 
 @pytest.mark.parametrize("text", [r[1] for r in NEVER_HALTS], ids=[r[0] for r in NEVER_HALTS])
 def test_a_family_form_not_of_the_child_now_never_halts(router: Router, text):
+    assert router.route_request(text, PARENT, "P0001").status != "halt"
+
+
+# Kidney signs said with words between (SPEC §3.5 revision 2), written the kidney table's five ways:
+# now (halts), and in the past, negated, of another person, as a knowledge question (asks).
+KIDNEY: dict[str, list[str]] = {
+    "transplant_alert": ["换肾后小便变少", "移植的肾那里疼", "移植后这几天尿量少"],
+    "fluid_overload": ["躺下来就喘", "坐起来才能喘气", "垫高枕头才不憋"],
+    "hypocalcemic_tetany": ["嘴巴周围有点麻", "嘴唇周围发麻"],
+    "hypertensive_emergency": ["血压偏高又头痛", "血压一直高还看不清"],
+}
+NEPHROTIC = ["肚子疼得厉害还发烧", "发烧了肚子也痛"]
+
+
+def _kidney_rows() -> list[tuple[str, str, str, str]]:
+    rows = []
+    for concept, phrasings in KIDNEY.items():
+        for n, s in enumerate(phrasings):
+            rows.append((f"{concept} now: {s}", KIDNEY_NOW[n % len(KIDNEY_NOW)].format(s=s), concept, "halt"))
+            rows += [(f"{concept} {kind}: {s}", template.format(s=s), concept, "ask") for kind, template in KIDNEY_NOT_NOW.items()]
+    for s in NEPHROTIC:
+        rows.append((f"nephrotic_complication now: {s}", f"孩子肾病综合征，今天{s}", "nephrotic_complication", "halt"))
+        rows.append((f"nephrotic_complication other person: {s}", f"我同事的孩子肾病综合征，{s}", "nephrotic_complication", "ask"))
+        rows.append((f"nephrotic_complication needs the syndrome named: {s}", f"孩子{s}，能吃香蕉吗", "", "not_that_concept"))
+    return rows
+
+
+KIDNEY_LOOK_ALIKES = [
+    # id, text: never halts
+    ("fine sitting down", "孩子坐着就好，能吃香蕉吗"),
+    ("lying down to feed", "宝宝躺着喝奶会不会呛"),
+    ("coughing when lying down", "孩子躺着就咳几声"),
+    ("high blood pressure alone, history", "孩子肾炎三年，有高血压，能吃橙子吗"),
+    ("a bone-marrow question without a sign", "骨髓移植后能吃什么"),
+]
+
+
+@pytest.mark.parametrize(("text", "concept", "expected"), [r[1:] for r in _kidney_rows()], ids=[r[0] for r in _kidney_rows()])
+def test_a_kidney_family_form(router: Router, text, concept, expected):
+    kidney_sign(router, text, concept, expected)
+
+
+@pytest.mark.parametrize("text", [r[1] for r in KIDNEY_LOOK_ALIKES], ids=[r[0] for r in KIDNEY_LOOK_ALIKES])
+def test_a_kidney_family_look_alike_never_halts(router: Router, text):
     assert router.route_request(text, PARENT, "P0001").status != "halt"
