@@ -1,7 +1,8 @@
 """Families of parents' words for the neurological, breathing, crying and kidney danger signs (issue 20).
 
-Session 3's labelled pool emergencies showed parents saying one sign in endless variants (精神也不太好,
-看着不精神, 有点贪睡, 睡得比平时多; 呼吸不是很顺畅, 嗓子丝丝响; 哭了好长时间, 老是哭): each family is one
+Session 3's labelled pool emergencies showed parents saying one sign in endless variants (poor spirits with a
+filler between, not lively, sleepier than usual; breathing not smooth, a whistle in the throat; a long cry,
+crying all the time): each family is one
 bounded pattern of the policy, not a list of the phrasings seen. Every sentence here is our own, and
 each family is tested both ways: its forms ask (mild) or halt (strong), and its look-alikes — another
 sense of the words, good news, a negation, the past, another person, a question — never halt, most
@@ -25,7 +26,7 @@ from .test_parent_vocabulary import test_a_strong_form_halts as halts
 HARD = [
     # id, text, the concept that halts
     ("spirits very poor, a filler between", "女儿这两天精神也特别差", "lethargy"),
-    ("spirits extremely poor, said of the state", "儿子精神状态非常不好", "lethargy"),
+    ("spirits extremely poor, said of the state", "儿子的精神头非常不好", "lethargy"),
     ("asleep all along", "儿子发着烧一直睡觉，饭也不吃", "lethargy"),
     ("very weak after a day of diarrhoea", "拉了一天肚子，孩子现在很虚弱", "lethargy"),
     ("weak and strengthless all over", "宝宝全身软弱无力", "lethargy"),
@@ -41,7 +42,7 @@ SOFT = [
     ("spirits a bit poor, fillers between", "宝宝精神也有点差", "lethargy"),
     ("spirits maybe a little worse", "孩子精神好像差一些", "lethargy"),
     ("not lively, with a degree word", "孩子看着不太精神", "lethargy"),
-    ("not lively since a cold", "感冒以后就不怎么精神了", "lethargy"),
+    ("not lively since a cold", "感冒以后不太精神", "lethargy"),
     ("spirits turned not so good with a fever", "一发烧精神就不大好", "lethargy"),
     ("sleepier, said as a trait", "这几天宝宝特别贪睡", "lethargy"),
     ("sleeps more than usual", "女儿最近比平时睡得多", "lethargy"),
@@ -78,12 +79,12 @@ LOOK_ALIKES = [
     ("sleeps until morning", "孩子一直睡到天亮"),
     ("sleeps badly all along", "女儿一直睡得不好"),
     ("never sleeps soundly", "女儿总是睡不踏实"),
-    ("wakes after a short nap", "儿子老是睡一会就醒"),
+    ("wakes after a short nap", "儿子老是睡半小时就醒"),
     ("does not like sleeping", "孩子不爱睡觉"),
     ("asking how much newborns sleep", "新生儿一般睡得多不多"),
     ("advice to sleep more", "孩子睡得多一点好"),
     ("does not sleep much", "宝宝白天睡得不多"),
-    ("does not much like sleeping", "孩子不怎么爱睡觉"),
+    ("does not much like sleeping", "孩子不太爱睡觉"),
     ("hard to get to sleep", "宝宝晚上不容易睡着"),
     ("spirits fine", "宝宝精神还好"),
     ("spirits not poor", "孩子精神不差"),
@@ -94,7 +95,7 @@ LOOK_ALIKES = [
     ("a sound sleeper", "孩子睡得呼呼的"),
     ("the wind", "外面风呼呼地刮"),
     ("likes to cry", "宝宝爱哭"),
-    ("a fussy child", "孩子总是哭闹"),
+    ("a fussy child", "女儿晚上老是哭闹"),
     ("a psychiatry clinic", "要不要去看精神科"),
     ("a chest X-ray", "医生让拍个胸片"),
     ("an inflamed throat", "孩子嗓子红肿"),
