@@ -378,7 +378,32 @@ FORMS_2 = [
     ("a reply in Chinese numerals ends the message", "昨晚三十八度六。", {"temperature_c": 38.6}),
 ]
 
-ROWS = AGES + WEIGHTS + TEMPERATURES + OTHER_PEOPLE + SALTS_AND_DECIMALS + TEMPERATURES_2 + AGES_2 + DEV_MISSES + FORMS_2
+# Forms of the labelled pool's misses (issue 21, session 3): each a general form, read one way and
+# refused the other, in sentences of our own.
+FORMS_3 = [
+    # a reading with decimals and no unit in a sentence with a temperature word
+    ("decimals after a fever word further back in the sentence", "吃了药体温下来了，上午37.4下午36.9", {"temperature_c": 37.4}),
+    ("decimals before a temperature word in the sentence", "37.6的体温要紧吗", {"temperature_c": 37.6}),
+    ("decimals with a range's upper end", "今天一直在37.6-38.2的温度", {"temperature_c": 38.2}),
+    ("decimals in a sentence without a temperature word stay a number", "上午37.4下午36.9，吃饭还行", {"temperature_c": None}),
+    ("decimals of a price are no reading", "退烧贴买了一盒，花了36.5元", {"temperature_c": None}),
+    ("decimals of a body measure are no reading", "体重37.5，发烧两天了", {"temperature_c": None}),
+    ("decimals in the next sentence of the fever word are no reading", "发烧好了。妈妈买了38.5", {"temperature_c": None}),
+    ("体温计 before the number", "家里的体温计，37", {"temperature_c": 37.0}),
+    # no reading of the child now
+    ("the usual temperature anywhere in its clause", "平时早上起床量出来都是36度多", {"temperature_c": None}),
+    ("平时 in a parenthesis leaves the reading after it", "吃得少(饭量不到平时一半)还低烧37.9", {"temperature_c": 37.9}),
+    ("the weather's temperature", "这几天外头室外最高到了39℃了", {"temperature_c": None}),
+    ("a condition is no reading", "只要烧到38.2就得去医院吗", {"temperature_c": None}),
+    ("a concession is no reading", "就算烧到38度多也还挺能玩", {"temperature_c": None}),
+    ("an instruction after 以上", "医生说烧到38.5以上吃布洛芬", {"temperature_c": None}),
+    ("an instruction after 再", "等到39度再用退热栓", {"temperature_c": None}),
+    ("an event after 以上 is a reading", "昨晚烧到38.5以上吃了布洛芬", {"temperature_c": 38.5}),
+    ("a fever that has been, then its reading", "上午烧过，不算高，37.9", {"temperature_c": None}),
+    ("a fever that has been, then a now cue", "上午烧过，现在体温37.9", {"temperature_c": 37.9}),
+]
+
+ROWS = AGES + WEIGHTS + TEMPERATURES + OTHER_PEOPLE + SALTS_AND_DECIMALS + TEMPERATURES_2 + AGES_2 + DEV_MISSES + FORMS_2 + FORMS_3
 
 
 @pytest.fixture(scope="module")

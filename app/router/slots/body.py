@@ -17,6 +17,11 @@ Decisions where the spec is silent (each has a row in tests/router/test_slots.py
   36.4; readings under a hypothetical or a past cue of their sentence (§4.7's words and patterns;
   a past cue with 开始 only of its clause) are left out, and the highest current one wins; an upper
   bound (不到37度, 38.5以下) is no reading;
+* a number with decimals and no unit (37.5) in the sentence of a temperature word, before or after
+  it (体温降了，早上37.5; 36.1的温度), is a reading as one with 度 is — not a price, a body measure
+  (体重37.5) or another unit's; no reading now, whatever its words: the usual temperature, the
+  weather's (室外), a condition (只要, 就算), a threshold instruction after it (38.5以上吃, 39度再用),
+  a fever that has been (烧过) with no now cue after it (the labelled pool, issue 21);
 * a weight that is the whole message (7.5公斤, 12斤左右吧) is the child's.
 """
 
@@ -38,13 +43,13 @@ _METRE_TAIL = r"[0-9]{1,2}(?![0-9.])|[零一二三四五六七八九]{1,2}"  # �
 _NOT_WEIGHT = frozenset("严加过超偏较沉")
 # Body temperature (SPEC §4.4): a number in this range with 度 / ℃ / °C after a temperature word.
 _TEMPERATURE = (35.0, 43.0)
-# Right after a temperature word, a number needs no unit: 烧到38.6, 体温：38, 最高三十九点二.
+# Right after a temperature word, a number needs no unit: 烧到38.6, 体温：38, 最高三十九点二, 体温计，38.
 # Between them: a colon, a comma (发烧，38.5), 是 / 到 / 一下 / 一次 (量了一次37.3), 一直 / 只有 / 还是
 # (体温只有35.6, 体温一直35.1-35.5之间), a verb of rising (体温升高38.8, 最高达到39), 有点高 / 偏高
 # (体温有点高37.3); after the
 # number no other unit (发烧3天, 烧了38小时), and a range's upper end counts too (37.4到38.9).
 _AFTER_WORD = re.compile(
-    "[ \\t:,]*(?:一直|只有|还是|升高到|升高|升到|升至|上升到|上升|达到|高达|达|又回到|回到|有点高|偏高|是|到|至|在|为|了|有|一下|一次)?"
+    "(?:计(?:上|上显示|显示)?(?:的|是)?)?[ \\t:,]*(?:一直|只有|还是|升高到|升高|升到|升至|上升到|上升|达到|高达|达|又回到|回到|有点高|偏高|是|到|至|在|为|了|有|一下|一次)?"
     f"[ \\t:]*(?P<n>[0-9]+(?:\\.[0-9]+)?(?![0-9]|\\.[0-9])|[{CHARS}]+)"
     f"(?:[ \\t]*(?:-|~|到|至)[ \\t]*(?P<n2>[0-9]+(?:\\.[0-9]+)?(?![0-9.])))?"
     "(?![ \\t]*(?:岁|天|个|小时|分钟|次|年|月|周|斤|公斤|kg|克|毫升|ml|号|日|点|%))"
@@ -66,6 +71,12 @@ _RANGE_START = re.compile("(?<![0-9.度°])(?P<n>[0-9]+(?:\\.[0-9]+)?)(?:度|°c
 REPLY_LENGTH = 40
 _REPLY_OPENING = re.compile("(?:现在|目前|刚才|刚刚|刚|这会儿?)?(?:是|有|也是|又|还是|量的|测的)?[ \\t]*")
 _READING = re.compile(f"(?:[0-9.]+|[{CHARS}]+)[ \\t]*(?:度|°c?)?(?:[0-9]|[{CHARS}])?")
+# A number with decimals and no unit that may be a reading in a fever sentence (``_in_fever_sentence``):
+# not a price, a ward, a share or a ratio after it.
+_DECIMAL_READING = re.compile("[0-9]{2}\\.[0-9]{1,2}(?![0-9])(?![ \\t]*(?:度|°|元|块|毛|号|床|楼|万|倍|%|/))")
+# A body measure before the number in its clause (体重37.5, 身高：95.5).
+_MEASURE_BEFORE = re.compile("(?:体重|身高|身长|头围|胸围|腰围)[^,。!?;\n]*$")
+_MEASURE_REACH = 12
 # After a reply's reading: nothing but an approximation and a particle (38度多, 37.5左右吧).
 _ENDS_MESSAGE = re.compile("(?:多|左右|了|啊|吧|呢)*[ \\t。!?]*$")
 # Before a number with ℃ / ° in its clause: the temperature of water, a room or the weather, not the
@@ -102,8 +113,19 @@ _CLAUSE_MARK = re.compile("[,。!?;、\n]")
 _PAST_WHEN = re.compile("(?<!最高的)(?<!最高)(?<!高的)时候|那时")  # not 最高的时候: the peak of this fever
 _WHEN_REACH = 8
 # Before a reading in its clause: the child's usual temperature (平时, 一般), not one now.
-_USUAL = re.compile("(?:平时|平常|一般|通常|正常(?:是|都是|在))[^,。!?;\n]*$")
+_USUAL = re.compile("(?:平时|平常|一般|通常|正常(?:是|都是|在))[^,。!?;\n()]*$")
 _SENTENCE_END = re.compile("[。!?;\n]")
+# In the reading's clause before it (``_not_a_reading_now``): the weather's or a room's temperature
+# (a number with 度 and 温度 before it is no child's), a condition, a fever that has been (烧过,
+# 发过烧); after it, an instruction for a threshold (38.5以上吃, 到39度再用药).
+_CLAUSE_REACH = 20
+_WEATHER = re.compile("(?:室外|户外|室内|室温|气温|水温|天气|外面|外边|房间|屋里|屋内|洗澡水|泡澡)[^,。!?;\n()]*$")
+_CONDITION = re.compile("(?:只要|就算|即使|哪怕|即便)[^,。!?;\n()]*$")
+_HAD_FEVER = re.compile("烧过|热过|发过烧")
+_INSTRUCTION = re.compile(
+    "[ \\t]*(?:(?:及|或)?以上(?:的时候|时)?[ \\t]*(?:再|才|就|要|需要)?(?:吃|用|服|喂|打|塞)"
+    "|(?:的时候|时)?(?:再|才|就要|就得|就该)(?:吃|用|服|喂|给|打|塞))(?!了)"
+)
 # A clock time before 时候 (昨晚11点时候发烧39.2度, 三点的时候) dates a reading, it is not "back then".
 _CLOCK = re.compile("点的?$")
 # An upper bound is no reading: 体温一直没到37度, 发烧在38.3以下 (the child's temperature is below it).
@@ -204,20 +226,40 @@ def _body_range(text: str, start: int, end: int) -> bool:
 def reply_readings(d: Draft, analytes: list[Hit]) -> None:
     """Readings without a temperature word right before them (``REPLY_LENGTH``): the candidates the
     scan kept in ``Draft.replies`` that open the message, or end a short one without a temperature
-    word, unless they are a bound (超过38.5, 38.5以下) or follow a lab word (白蛋白38.5)."""
+    word, or are written with decimals in a sentence with a temperature word (``_in_fever_sentence``),
+    unless they are a bound (超过38.5, 38.5以下) or follow a lab word (白蛋白38.5)."""
     text = d.text
     short = len(text) <= REPLY_LENGTH and not d.temperature_words
     for start, value in d.replies.items():
         reading = _READING.match(text, start)
         end = reading.end() if reading else start
-        if not (_REPLY_OPENING.fullmatch(text, 0, start) or (short and _ENDS_MESSAGE.match(text, end))):
+        replied = _REPLY_OPENING.fullmatch(text, 0, start) is not None or (short and _ENDS_MESSAGE.match(text, end) is not None)
+        if not replied and not _in_fever_sentence(d, start):
             continue
         if text.endswith(_THRESHOLD_BEFORE, 0, start) or _below(text, start, end) or not _body_range(text, start, end):
             continue
         if any(h.end <= start <= h.end + 3 for h in analytes):
             continue
         d.readings[start] = value
-        d.replied.add(start)
+        if replied:
+            d.replied.add(start)
+        else:  # 37.8-38的体温: a range's upper end in body range counts too
+            upper = _RANGE_END.match(text, end)
+            if upper is not None and in_range(top := float(upper.group("n"))) and not _below(text, upper.start("n"), upper.end()):
+                d.readings[upper.start("n")] = top
+
+
+def _in_fever_sentence(d: Draft, start: int) -> bool:
+    """A number with decimals and no unit (37.5, not 37.5元 or 38度) in the sentence of a temperature
+    word, before it or after it (体温降了，早上37.5中午37.1; 36.1的温度; 到现在是37.5,还会发烧吗), and
+    not in a clause about a body measure (体重37.5): a reading, as a number with 度 there is."""
+    text, words = d.text, d.temperature_words
+    if not words or _DECIMAL_READING.match(text, start) is None or _MEASURE_BEFORE.search(text, max(0, start - _MEASURE_REACH), start):
+        return False
+    index = bisect_left(words, start, key=START)
+    return (index > 0 and d.same_sentence(words[index - 1].end, start)) or (
+        index < len(words) and d.same_sentence(start, words[index].start)
+    )
 
 
 def unitless_readings(d: Draft) -> None:
@@ -289,8 +331,8 @@ def temperature(d: Draft, cues: Callable[[str], Hits], patterns: tuple[tuple[re.
             or cue.payload.kind == "hypothetical" and _CLAUSE_MARK.search(text, cue.end, start) is None
         ):
             continue
-        if _USUAL.search(text, max(0, start - _WHEN_REACH), start):
-            continue  # 平时体温36.5, 平常在37.3左右: the usual temperature, not a reading now
+        if _not_a_reading_now(text, start, found):
+            continue
         if start in d.replied and _past_after(text, start, found):
             continue  # 38.3那是前天: a reply dated after its reading
         when = _PAST_WHEN.search(text, max(0, start - _WHEN_REACH), start)
@@ -300,6 +342,26 @@ def temperature(d: Draft, cues: Callable[[str], Hits], patterns: tuple[tuple[re.
             continue
         best = value if best is None else max(best, value)
     return best
+
+
+def _not_a_reading_now(text: str, start: int, cues: list[Hit]) -> bool:
+    """Words of the reading's clause that make it no reading of the child now: the usual
+    temperature (平时体温36.5, 平常在37.3左右), the weather's or a room's (室外都接近40℃), a
+    condition (只要烧到38.5, 就算38度多也…), an instruction after it (38.5以上吃, 到39度再用), or a
+    fever said to have been (烧过一次，不高，38.3) with no now cue between."""
+    clause = max(0, start - _CLAUSE_REACH)
+    if _USUAL.search(text, clause, start) or _WEATHER.search(text, clause, start) or _CONDITION.search(text, clause, start):
+        return True
+    reading = _READING.match(text, start)
+    if reading is not None and _INSTRUCTION.match(text, reading.end()):
+        return True
+    had = None
+    for had in _HAD_FEVER.finditer(text, clause, start):
+        pass
+    if had is None or _SENTENCE_END.search(text, had.end(), start):
+        return False
+    index = bisect_left(cues, had.end(), key=START)
+    return not any(cue.payload.kind == "now" and cue.start < start for cue in cues[index:])
 
 
 def _over(text: str, first: int) -> int:
