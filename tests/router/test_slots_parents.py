@@ -401,6 +401,24 @@ FORMS_3 = [
     ("an event after 以上 is a reading", "昨晚烧到38.5以上吃了布洛芬", {"temperature_c": 38.5}),
     ("a fever that has been, then its reading", "上午烧过，不算高，37.9", {"temperature_c": None}),
     ("a fever that has been, then a now cue", "上午烧过，现在体温37.9", {"temperature_c": 37.9}),
+    # ages at a past moment, in a dose, of another child
+    ("a child's months with 就 are the age back then", "女儿5个月就断了母乳", {"age_years": None}),
+    ("才 + a child's months with 就 stay the age", "女儿才5个月就长牙了", {"age_years": 0.42}),
+    ("months and days with 开始 are the age back then", "两个月零十天开始喝奶粉", {"age_years": None}),
+    ("months and days alone stay the age", "两个月零十天，喝奶粉", {"age_years": 0.19}),
+    ("N岁起 is the age back then", "三岁起就爱出汗", {"age_years": None}),
+    ("出生N天出院 is the age back then", "出生四天出院以后一直吃奶少", {"age_years": None}),
+    ("满月后就 tells since when", "满月后就一直爱吐奶", {"age_years": None}),
+    ("满月后 + an event stays the age", "女宝满月后吐奶多", {"age_years": 0.08}),
+    ("an age in a drug's dose is no age", "药盒说明书上写2岁以内一次半包", {"age_years": None}),
+    ("一下 written for 以下 is a bound", "这个药4岁一下不能吃", {"age_years": None}),
+    ("一下子 after an age stays the age", "孩子4岁一下子长高了", {"age_years": 4.0}),
+    ("an elder child's age when the text names two children", "老大8岁，老二刚满月，都咳嗽", {"age_years": 0.08}),
+    ("an elder child's age when the text says the other one too", "我家大宝今年九岁，她前天也咳嗽了", {"age_years": None}),
+    ("an elder child's age alone is the patient's", "我家大宝今年九岁，前天开始咳嗽", {"age_years": 9.0}),
+    ("大的孩子 of two children", "家里两个孩子，大的孩子六岁，小儿子三岁，都发烧", {"age_years": 3.0}),
+    ("a pronoun's months said as only", "她才八个月，能喝梨水吗", {"age_years": 0.67}),
+    ("a pronoun's months without 才 are how long", "他两个月没长肉", {"age_years": None}),
 ]
 
 ROWS = AGES + WEIGHTS + TEMPERATURES + OTHER_PEOPLE + SALTS_AND_DECIMALS + TEMPERATURES_2 + AGES_2 + DEV_MISSES + FORMS_2 + FORMS_3
