@@ -401,6 +401,16 @@ FORMS_3 = [
     ("an event after 以上 is a reading", "昨晚烧到38.5以上吃了布洛芬", {"temperature_c": 38.5}),
     ("a fever that has been, then its reading", "上午烧过，不算高，37.9", {"temperature_c": None}),
     ("a fever that has been, then a now cue", "上午烧过，现在体温37.9", {"temperature_c": 37.9}),
+    # a story told in order that goes past the reading's day
+    ("an onset days back, then a later event still days back", "五天前开始咳嗽，烧到38.7度，吃了药。前天开始拉肚子，今天还拉",
+     {"temperature_c": None}),
+    ("an onset days back, then only today", "五天前开始咳嗽，烧到38.7度，吃了药，今天还拉肚子", {"temperature_c": 38.7}),
+    ("an onset days back, then the fever back", "五天前开始发烧，烧到38.7度，前天又烧起来了", {"temperature_c": 38.7}),
+    ("last week's onset, then a later event", "上周三开始发烧，最高39度，前两天开始咳嗽", {"temperature_c": None}),
+    ("a reading today, then an earlier event", "今天烧到39度，前两天开始咳嗽", {"temperature_c": 39.0}),
+    ("a reading without a time, then an event days back", "发烧39度，前两天开始咳嗽", {"temperature_c": 39.0}),
+    ("a dated reading, the next day, then today", "12日晚上烧到38.2度，13日上午去医院输液，今天早上出疹子", {"temperature_c": None}),
+    ("a dated reading and the next day only", "12日晚上烧到38.2度，13日上午去医院输液", {"temperature_c": 38.2}),
     # ages at a past moment, in a dose, of another child
     ("a child's months with 就 are the age back then", "女儿5个月就断了母乳", {"age_years": None}),
     ("才 + a child's months with 就 stay the age", "女儿才5个月就长牙了", {"age_years": 0.42}),

@@ -22,6 +22,11 @@ Decisions where the spec is silent (each has a row in tests/router/test_slots.py
   (体重37.5) or another unit's; no reading now, whatever its words: the usual temperature, the
   weather's (室外), a condition (只要, 就算), a threshold instruction after it (38.5以上吃, 39度再用),
   a fever that has been (烧过) with no now cue after it (the labelled pool, issue 21);
+* a story told in order that goes past the reading's day — the reading dated two days back or
+  more (七天前开始…, 上周三开始…) or by a day of the month, and after it a later event still two days
+  back or more (…前天开始拉肚子), or a later day and then today (…13日…今天) — leaves the reading in
+  the past, unless the fever is said to last or to come back (``_story_moved_on``; the dev split's
+  self-reports: 4 rows exact more, none fewer);
 * a weight that is the whole message (7.5公斤, 12斤左右吧) is the child's.
 """
 
@@ -103,6 +108,13 @@ _DAY = re.compile(
     "(?<![0-9.])(?:(?:1[0-2]|0?[1-9])月)?(?P<d>[1-3]?[0-9])[号日]"
     "|(?<![0-9.])(?:1[0-2]|0?[1-9])\\.(?P<d2>[1-3]?[0-9])(?![0-9]|\\.[0-9])(?=[号日早晚上下中凌当今出,]|$)"
 )
+# How far back a §4.7 time cue puts its event (``_days_ago``); only these kinds tell when.
+_TIMES = frozenset({"past", "now"})
+_AGO_WORDS = {"前天": 2, "前两天": 2, "前几天": 3, "前些天": 3, "前些日子": 3, "上周": 7, "上星期": 7, "上个月": 30, "去年": 365, "前年": 730}
+_AGO = re.compile("(?P<n>[0-9]{1,2}|[一两三四五六七八九十几半]{1,3})[多半]?(?P<u>天|个?周|个?星期|个多?月|年)[多半]?(?:以前|之前|前)")
+_AGO_UNITS = {"天": 1, "周": 7, "星期": 7, "月": 30, "年": 365}
+# Today in a story told by days of the month (…23日上午输液…今天早上发现…).
+_TODAY = re.compile("今天|今早|今晚|今日|至今")
 _RETURNED = re.compile("又(?:开始)?(?:发烧|发热|烧|起来|高|升|热)|反复")
 # The §4.7 cues that say a reading is not the child's temperature now, and those that end their
 # scope (a now cue or a contrast: 上次烧到40度，现在38度 reads 38).
@@ -122,6 +134,9 @@ _CLAUSE_REACH = 20
 _WEATHER = re.compile("(?:室外|户外|室内|室温|气温|水温|天气|外面|外边|房间|屋里|屋内|洗澡水|泡澡)[^,。!?;\n()]*$")
 _CONDITION = re.compile("(?:只要|就算|即使|哪怕|即便)[^,。!?;\n()]*$")
 _HAD_FEVER = re.compile("烧过|热过|发过烧")
+_CLUES = re.compile(
+    "平时|平常|一般|通常|正常|室外|户外|室内|室温|气温|水温|天气|外面|外边|房间|屋里|屋内|洗澡水|泡澡|只要|就算|即使|哪怕|即便|烧过|热过|发过烧"
+)
 _INSTRUCTION = re.compile(
     "[ \\t]*(?:(?:及|或)?以上(?:的时候|时)?[ \\t]*(?:再|才|就|要|需要)?(?:吃|用|服|喂|打|塞)"
     "|(?:的时候|时)?(?:再|才|就要|就得|就该)(?:吃|用|服|喂|给|打|塞))(?!了)"
@@ -316,6 +331,9 @@ def temperature(d: Draft, cues: Callable[[str], Hits], patterns: tuple[tuple[re.
     found.sort(key=START)
     days = _days(text) if "号" in text or "日" in text or "." in text else []
     best: float | None = None
+    clues = _CLUES.search(text) is not None  # one pass, so that most texts skip the clause searches
+    times = [cue for cue in found if cue.payload.kind in _TIMES]
+    moved_on = _story_moved_on(text, times, days) if times or days else None
     for start, value in d.readings.items():
         if start < over or (days and _earlier_day(text, days, start)):
             continue
@@ -331,8 +349,13 @@ def temperature(d: Draft, cues: Callable[[str], Hits], patterns: tuple[tuple[re.
             or cue.payload.kind == "hypothetical" and _CLAUSE_MARK.search(text, cue.end, start) is None
         ):
             continue
-        if _not_a_reading_now(text, start, found):
+        if clues and _not_a_reading_now(text, start, found):
             continue
+        if moved_on is not None and moved_on(start):
+            continue
+        reading = _READING.match(text, start)
+        if reading is not None and _INSTRUCTION.match(text, reading.end()):
+            continue  # 38.5以上吃, 到39度再用: a threshold to act on, not a reading
         if start in d.replied and _past_after(text, start, found):
             continue  # 38.3那是前天: a reply dated after its reading
         when = _PAST_WHEN.search(text, max(0, start - _WHEN_REACH), start)
@@ -347,13 +370,10 @@ def temperature(d: Draft, cues: Callable[[str], Hits], patterns: tuple[tuple[re.
 def _not_a_reading_now(text: str, start: int, cues: list[Hit]) -> bool:
     """Words of the reading's clause that make it no reading of the child now: the usual
     temperature (平时体温36.5, 平常在37.3左右), the weather's or a room's (室外都接近40℃), a
-    condition (只要烧到38.5, 就算38度多也…), an instruction after it (38.5以上吃, 到39度再用), or a
-    fever said to have been (烧过一次，不高，38.3) with no now cue between."""
+    condition (只要烧到38.5, 就算38度多也…), or a fever said to have been (烧过一次，不高，38.3) with
+    no now cue between."""
     clause = max(0, start - _CLAUSE_REACH)
     if _USUAL.search(text, clause, start) or _WEATHER.search(text, clause, start) or _CONDITION.search(text, clause, start):
-        return True
-    reading = _READING.match(text, start)
-    if reading is not None and _INSTRUCTION.match(text, reading.end()):
         return True
     had = None
     for had in _HAD_FEVER.finditer(text, clause, start):
@@ -362,6 +382,57 @@ def _not_a_reading_now(text: str, start: int, cues: list[Hit]) -> bool:
         return False
     index = bisect_left(cues, had.end(), key=START)
     return not any(cue.payload.kind == "now" and cue.start < start for cue in cues[index:])
+
+
+def _days_ago(cue: Hit) -> int | None:
+    """How many days back a time cue of §4.7 puts its event: 0 for a now cue, 2 for 前天, 7 for
+    上周, N for N天前 (and for 从N天前, since then); None when it does not say (以前, 上次)."""
+    term = cue.term[1:] if cue.term.startswith("从") else cue.term
+    if cue.payload.kind == "now" and term == cue.term:
+        return 0
+    if term in _AGO_WORDS:
+        return _AGO_WORDS[term]
+    m = _AGO.fullmatch(term)
+    if m is None:
+        return None
+    count = 3 if m.group("n") == "几" else parse_number(m.group("n"))
+    return None if count is None else int(count * _AGO_UNITS[m.group("u").lstrip("个").rstrip("多")])
+
+
+def _story_moved_on(text: str, cues: list[Hit], days: list[tuple[int, int]]) -> Callable[[int], bool]:
+    """Whether a story told in order has gone past a reading's day: the reading is dated by a past
+    cue two days back or more (七天前开始…，烧到39度) or by a day of the month (22日晚上37.4), and
+    after it the text tells a later event still two days back or more (…前天开始拉肚子: the reading
+    is older), or a later day of the month and then today (…23日…今天早上), with nothing after it
+    saying the fever lasts or came back. Its reading is of a past day (LABELS.md: current = today,
+    these days). Everything the test needs is read once per text (suffix minima and maxima), so
+    each reading costs two searches in sorted lists."""
+    never = len(text) + 1
+    lasting = [m.start() for m in _LASTING.finditer(text)] + [m.start() for m in _RETURNED.finditer(text)]
+    last_lasting = max(lasting, default=-1)
+    backs = [_days_ago(cue) for cue in cues]
+    nearest_later = [never] * (len(cues) + 1)  # the fewest days back (≥ 2) of the cues from i on
+    for i in range(len(cues) - 1, -1, -1):
+        back = backs[i]
+        nearest_later[i] = min(nearest_later[i + 1], back if back is not None and back >= _DAYS_PAST else never)
+    last_today = max((m.start() for m in _TODAY.finditer(text)), default=-1)
+    latest_day = [-1] * (len(days) + 1)  # the latest day of the month named from i on, before a today
+    for i in range(len(days) - 1, -1, -1):
+        at, day = days[i]
+        latest_day[i] = max(latest_day[i + 1], day if at < last_today else -1)
+
+    def moved_on(start: int) -> bool:
+        if last_lasting >= start:
+            return False
+        index = bisect_left(cues, start, key=START)
+        day_index = bisect_left(days, (start, 0)) if days else 0
+        if day_index > 0 and (index == 0 or days[day_index - 1][0] > cues[index - 1].start):
+            day = days[day_index - 1][1]  # dated by a day of the month
+            return nearest_later[index] < never or latest_day[day_index] > day
+        back = backs[index - 1] if index else None
+        return back is not None and back >= _DAYS_PAST and nearest_later[index] < back
+
+    return moved_on
 
 
 def _over(text: str, first: int) -> int:
