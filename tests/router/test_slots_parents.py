@@ -411,6 +411,12 @@ FORMS_3 = [
     ("a reading without a time, then an event days back", "发烧39度，前两天开始咳嗽", {"temperature_c": 39.0}),
     ("a dated reading, the next day, then today", "12日晚上烧到38.2度，13日上午去医院输液，今天早上出疹子", {"temperature_c": None}),
     ("a dated reading and the next day only", "12日晚上烧到38.2度，13日上午去医院输液", {"temperature_c": 38.2}),
+    # height and weight named together, their values after them
+    ("身高/体重 then the two values", "宝宝8个月，身高/体重：70.5/8.3，吃奶少", {"height_cm": 70.5, "weight_kg": 8.3}),
+    ("体重、身高 then the two values in that order", "体重、身高 9.5、72", {"height_cm": 72.0, "weight_kg": 9.5}),
+    ("the pair's weight in 斤", "身高/体重：70.5/16.6斤", {"height_cm": 70.5, "weight_kg": 8.3}),
+    ("a pair out of a child's range fills nothing", "身高/体重：3/5天", {"height_cm": None, "weight_kg": None}),
+    ("another person's pair fills nothing", "我爸身高/体重：170/70", {"height_cm": None, "weight_kg": None}),
     # ages at a past moment, in a dose, of another child
     ("a child's months with 就 are the age back then", "女儿5个月就断了母乳", {"age_years": None}),
     ("才 + a child's months with 就 stay the age", "女儿才5个月就长牙了", {"age_years": 0.42}),

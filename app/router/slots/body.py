@@ -27,7 +27,9 @@ Decisions where the spec is silent (each has a row in tests/router/test_slots.py
   back or more (…前天开始拉肚子), or a later day and then today (…13日…今天) — leaves the reading in
   the past, unless the fever is said to last or to come back (``_story_moved_on``; the dev split's
   self-reports: 4 rows exact more, none fewer);
-* a weight that is the whole message (7.5公斤, 12斤左右吧) is the child's.
+* a weight that is the whole message (7.5公斤, 12斤左右吧) is the child's;
+* height and weight named together with their two values after them (身高/体重：70.5/8.3) are the
+  height and the weight, in the order named, when both are in a child's range.
 """
 
 from __future__ import annotations
@@ -164,6 +166,14 @@ _CHANGE = ("增加了", "增加", "增长了", "增长", "长了", "涨了", "�
            "多了", "减少了", "下降了", "长", "涨")
 _CURRENT = re.compile("(?:现在|目前|如今|今年|现)(?:我|是|有|已经|已|才|只有|体重)*[ \t]*$")
 BIRTH_RANK, STATED_RANK, CURRENT_RANK = 0, 1, 2
+# Height and weight named together, then their two values in the same order (``measure_pairs``).
+_PAIR = re.compile(
+    "(?:(?P<h1>身高|身长)[ \\t]*[/、和与]?[ \\t]*体重|体重[ \\t]*[/、和与]?[ \\t]*(?:身高|身长))[ \\t:=是为]*"
+    "(?P<a>[0-9]{1,3}(?:\\.[0-9]+)?)[ \\t]*(?:cm|厘米|公分|kg|公斤|千克)?[ \\t]*[/、,][ \\t]*"
+    "(?P<b>[0-9]{1,3}(?:\\.[0-9]+)?)(?![0-9.])[ \\t]*(?P<u>斤|公斤|千克|kg|cm|厘米|公分)?"
+)
+_HEIGHT_RANGE = (30.0, 200.0)
+_WEIGHT_RANGE = (1.5, 150.0)
 _WRITER_RANKS = 3  # a writer's weight with a patient word after it ranks this much lower
 
 # Unit tails (after a number at the match start): 30斤重, 1.2米, 38.5度.
@@ -559,6 +569,24 @@ def _metres(m: re.Match[str], d: Draft, start: int, stop: int, unit: str, tail: 
     d.numbers.append({"value": value, "unit": d.cased[m.start(unit) : m.end(unit)], "raw": d.cased[start:end]})
     if d.height is None and (stated or (isinstance(value, float) and value < 3)) and not d.others(start):
         d.height = round(float(value * 100), 1)
+
+
+def measure_pairs(d: Draft) -> None:
+    """身高/体重：70.5/8.3, 体重、身高 9.5、72: two measures named together, their values after them in
+    the same order (a form's line), both in a child's range: the height, and the weight unless one
+    was read already."""
+    for m in _PAIR.finditer(d.text):
+        first, second = float(m.group("a")), float(m.group("b"))
+        height, weight = (first, second) if m.group("h1") else (second, first)
+        unit = "斤" if m.group("u") == "斤" and m.group("h1") else "kg"  # 70.5/16.6斤: the weight's unit
+        kilograms = weight * (0.5 if unit == "斤" else 1)
+        if not (_HEIGHT_RANGE[0] <= height <= _HEIGHT_RANGE[1] and _WEIGHT_RANGE[0] <= kilograms <= _WEIGHT_RANGE[1]):
+            continue
+        if d.others(m.start()):
+            continue
+        d.height = round(height, 1)  # over 身高 9.5 read alone from 体重、身高 9.5、72
+        if d.weight is None:
+            set_weight(d, m.start(), weight, unit, STATED_RANK)
 
 
 def _unit_end(text: str, start: int) -> int:

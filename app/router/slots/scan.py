@@ -253,7 +253,8 @@ class SlotExtractor:
             if patients:
                 elders = [h for h in patients if h.term in _ELDER or (h.term in _CHILD_NOUNS and text.endswith(("大", "大的"), 0, h.start))]
                 if elders and _two_children(text, elders[0].end):  # 大宝今年12岁，他也…: the other child
-                    patients = [h for h in patients if h not in elders]
+                    elder_starts = {h.start for h in elders}
+                    patients = [h for h in patients if h.start not in elder_starts]
                     others = sorted(others + elders, key=_START)
             writers: list[int] = []
             if any(word in text for word in self._selves):  # most texts name no writer: no pass for one
@@ -330,6 +331,8 @@ class SlotExtractor:
             body.unitless_readings(draft)
         if draft.replies:
             body.reply_readings(draft, analytes)
+        if (draft.weight is None or draft.height is None) and "体重" in views.text and ("身高" in views.text or "身长" in views.text):
+            body.measure_pairs(draft)
         if draft.readings:
             temperature = body.temperature(draft, self._cues, self._cue_patterns)
         meals = list(dict.fromkeys(map(_PAYLOAD, hits.group("meal"))))
