@@ -77,9 +77,9 @@ _TO_GO = ("还有", "还差", "差", "再过", "还剩")
 _NOT_AN_AGE_BEFORE = ("直到", "直到他", "直到她", "直到我", "快", "快要", "马上", "将近", "就要", "差不多")
 _NOT_KID_OPENERS = ("我", "患", "病")
 _NOT_FULL_MONTH = ("未", "没", "不到", "没有", "还没")
-_PAST_FULL_MONTH = ("出了", "过了")
+_PAST_FULL_MONTH = ("出了", "过了", "过完", "从")
 # After 满月: since then (满月后就一直…, 满月以后都是…) — what has been so since, not the age now.
-_SINCE_FULL_MONTH = re.compile("(?:后|以后|之后)(?:就|一直|都|开始)")
+_SINCE_FULL_MONTH = re.compile("(?:后|以后|之后)(?:就|一直|都|开始)|开始|起")
 # A child's N天 before an event is an age when it is a month or more (宝宝40天了白天都正常, 宝宝70天大便
 # 不正常: a parent says a duration that long in months) or said with 才 (我孩子才14天怎么爱翻白眼).
 _DAYS_OF_AGE = 28
@@ -363,7 +363,8 @@ def _set_days(m: re.Match[str], d: Draft, days: float, approximate: bool = False
 
 def on_full_month(m: re.Match[str], d: Draft) -> None:
     """满月 (刚满月, 满月了) is one month old, 满周岁 / 刚周岁 one year; 未满月 / 没满月 / 不到满月 is
-    less, and no age; 出了满月 / 过了满月 tells when something happened, not the age."""
+    less, and no age; 出了满月 / 过完满月 / 从满月 / 满月开始 tell when something happened or
+    since when, not the age."""
     start = m.start()  # the 满 or 刚: a led match starts at its first character
     since = _SINCE_FULL_MONTH.match(d.text, m.end())
     if since is not None:
