@@ -127,17 +127,19 @@ _CLAUSE_MARK = re.compile("[,。!?;、\n]")
 _PAST_WHEN = re.compile("(?<!最高的)(?<!最高)(?<!高的)时候|那时")  # not 最高的时候: the peak of this fever
 _WHEN_REACH = 8
 # Before a reading in its clause: the child's usual temperature (平时, 一般), not one now.
-_USUAL = re.compile("(?:平时|平常|一般|通常|正常(?:是|都是|在))[^,。!?;\n()]*$")
+_USUAL = re.compile("(平时|平常|一般|通常|正常(?:是|都是|在))[^,。!?;\n()]*$")
 _SENTENCE_END = re.compile("[。!?;\n]")
 # In the reading's clause before it (``_not_a_reading_now``): the weather's or a room's temperature
-# (a number with 度 and 温度 before it is no child's), a condition, a fever that has been (烧过,
-# 发过烧); after it, an instruction for a threshold (38.5以上吃, 到39度再用药).
+# (室外的温度…40℃), a condition right before it (只要烧到38.5, 就算38度多; not 即使吃了药也还是39度,
+# a fact), a fever that has been (烧过, 发过烧); after it, an instruction for a threshold (38.5以上吃,
+# 到39度再用药).
 _CLAUSE_REACH = 20
-_WEATHER = re.compile("(?:室外|户外|室内|室温|气温|水温|天气|外面|外边|房间|屋里|屋内|洗澡水|泡澡)[^,。!?;\n()]*$")
-_CONDITION = re.compile("(?:只要|就算|即使|哪怕|即便)[^,。!?;\n()]*$")
+_WEATHER = re.compile("(?:(?:室外|户外|室内|屋里|屋内|房间|外面|外边|天气)的?温度|室温|气温|水温|奶温|洗澡水|泡澡水)[^,。!?;\n()]*$")
+_CONDITION = re.compile("(?:只要|就算|即使|哪怕|即便)(?:体温|温度)?(?:发烧|发热|高烧|烧)?(?:到|是|有|在|了)?[ \\t]*$")
 _HAD_FEVER = re.compile("烧过|热过|发过烧")
+_THIS_TIME = re.compile("这次|这回|这一次")
 _CLUES = re.compile(
-    "平时|平常|一般|通常|正常|室外|户外|室内|室温|气温|水温|天气|外面|外边|房间|屋里|屋内|洗澡水|泡澡|只要|就算|即使|哪怕|即便|烧过|热过|发过烧"
+    "平时|平常|一般|通常|正常|温度|室温|气温|水温|奶温|洗澡水|泡澡水|只要|就算|即使|哪怕|即便|烧过|热过|发过烧"
 )
 _INSTRUCTION = re.compile(
     "[ \\t]*(?:(?:及|或)?以上(?:的时候|时)?[ \\t]*(?:再|才|就|要|需要)?(?:吃|用|服|喂|打|塞)"
@@ -383,15 +385,23 @@ def _not_a_reading_now(text: str, start: int, cues: list[Hit]) -> bool:
     condition (只要烧到38.5, 就算38度多也…), or a fever said to have been (烧过一次，不高，38.3) with
     no now cue between."""
     clause = max(0, start - _CLAUSE_REACH)
-    if _USUAL.search(text, clause, start) or _WEATHER.search(text, clause, start) or _CONDITION.search(text, clause, start):
+    if _WEATHER.search(text, clause, start) or _CONDITION.search(text, clause, start):
         return True
+    usual = _USUAL.search(text, clause, start)
+    if usual is not None and not _now_between(text, usual.end(1), start, cues):
+        return True  # not 平时很少生病，这次烧到39度
     had = None
     for had in _HAD_FEVER.finditer(text, clause, start):
         pass
-    if had is None or _SENTENCE_END.search(text, had.end(), start):
-        return False
-    index = bisect_left(cues, had.end(), key=START)
-    return not any(cue.payload.kind == "now" and cue.start < start for cue in cues[index:])
+    return had is not None and _SENTENCE_END.search(text, had.end(), start) is None and not _now_between(text, had.end(), start, cues)
+
+
+def _now_between(text: str, start: int, end: int, cues: list[Hit]) -> bool:
+    """A now cue of §4.7 (今天, 现在) or 这次 / 这回 in ``text[start:end]``."""
+    index = bisect_left(cues, start, key=START)
+    if any(cue.payload.kind == "now" for cue in cues[index : bisect_left(cues, end, key=START)]):
+        return True
+    return _THIS_TIME.search(text, start, end) is not None
 
 
 def _days_ago(cue: Hit) -> int | None:
