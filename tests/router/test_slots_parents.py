@@ -427,6 +427,8 @@ FORMS_3 = [
     ("months and days with 开始 are the age back then", "两个月零十天开始喝奶粉", {"age_years": None}),
     ("months and days alone stay the age", "两个月零十天，喝奶粉", {"age_years": 0.19}),
     ("N岁起 is the age back then", "三岁起就爱出汗", {"age_years": None}),
+    ("a child word, months, 开始 stays the age", "宝宝6个月开始加米粉，怎么加", {"age_years": 0.5}),
+    ("N岁开始 inside a clause stays the age", "孩子3岁开始尿床", {"age_years": 3.0}),
     ("出生N天出院 is the age back then", "出生四天出院以后一直吃奶少", {"age_years": None}),
     ("满月后就 tells since when", "满月后就一直爱吐奶", {"age_years": None}),
     ("满月后 + an event stays the age", "女宝满月后吐奶多", {"age_years": 0.08}),

@@ -113,11 +113,15 @@ _DOSAGE = re.compile("(?:说明书|说明单|说明上|说明写|用法用量|�
 _DOSAGE_REACH = 12
 
 
-def _not_now(text: str, start: int, number_start: int, end: int) -> bool:
+def _not_now(text: str, start: int, number_start: int, end: int, led: bool = False) -> bool:
     """An age at a past moment (``_AT_A_MOMENT``), in a dose (``_DOSAGE``), or a bound written
-    一下 for 以下 (3岁一下): no age of the child now."""
+    一下 for 以下 (3岁一下): no age of the child now. A child word before the age (``led``) or a
+    clause that it does not open keeps it with 开始 / 起: 宝宝6个月开始加辅食 is as often said of a
+    child who is six months now."""
     if text.startswith(_AT_A_MOMENT, end) and not text.startswith(_NOT_A_MOMENT, end):
-        if not text.endswith(_AS_NOW, 0, number_start):
+        opens = start == 0 or text[start - 1] in _CLAUSE_OPENERS
+        began = text.startswith(("开始", "起"), end)
+        if not text.endswith(_AS_NOW, 0, number_start) and not (began and (led or not opens)):
             return True
     if text.startswith("一下", end) and not text.startswith("一下子", end):
         return True
@@ -262,7 +266,7 @@ def on_age_span(m: re.Match[str], d: Draft) -> None:
         return  # 吃了两天小儿氨酚…, 这两天孩子…: how long or when, not how old
     if _PAST_MOMENT.search(d.text, max(0, start - 8), start):
         return  # 那时候她才出生9天: the age back then
-    if _not_now(d.text, start, start if kind == "kage" else m.start(kind + "_n"), m.end()):
+    if _not_now(d.text, start, start if kind == "kage" else m.start(kind + "_n"), m.end(), led=kind != "kage"):
         return
     if kind == "kid" and m.start("kid_free") >= 0 and not (
         quantity["value"] >= _DAYS_OF_AGE or d.text.endswith(_ONLY, 0, m.start("kid_n"))
