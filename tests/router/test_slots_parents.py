@@ -411,6 +411,8 @@ FORMS_3 = [
     ("an onset days back, then only today", "五天前开始咳嗽，烧到38.7度，吃了药，今天还拉肚子", {"temperature_c": 38.7}),
     ("an onset days back, then the fever back", "五天前开始发烧，烧到38.7度，前天又烧起来了", {"temperature_c": 38.7}),
     ("last week's onset, then a later event", "上周三开始发烧，最高39度，前两天开始咳嗽", {"temperature_c": None}),
+    ("a later event, then the fever still there", "五天前开始发烧，最高39.5度，前天开始咳嗽，今天还有点低烧", {"temperature_c": 39.5}),
+    ("a later event, then no fever now", "五天前开始发烧，最高39.5度，前天开始咳嗽，今天没发烧", {"temperature_c": None}),
     ("a reading today, then an earlier event", "今天烧到39度，前两天开始咳嗽", {"temperature_c": 39.0}),
     ("a reading without a time, then an event days back", "发烧39度，前两天开始咳嗽", {"temperature_c": 39.0}),
     ("a dated reading, the next day, then today", "12日晚上烧到38.2度，13日上午去医院输液，今天早上出疹子", {"temperature_c": None}),
