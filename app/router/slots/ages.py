@@ -104,7 +104,7 @@ _LEAD_REACH = 6
 
 # Right after an age: the moment something happened or began (宝宝6个月就去打了疫苗, 一个月零十天开始
 # 加米粉, 两岁起爱流鼻血, 出生五天出院) — the age back then, no age now; unless the age is said as now or as "only"
-# before its number (才三个月就感冒, 现在5岁就近视了).
+# before its number (才两个月就出牙, 现在5岁就近视了).
 _AT_A_MOMENT = ("就", "开始", "起", "出院", "住院")
 _NOT_A_MOMENT = ("起来", "就是")
 _AS_NOW = ("才", "刚", "刚刚", "只有", "现在", "目前", "今年", "已经", "都")
@@ -116,7 +116,7 @@ _DOSAGE_REACH = 12
 def _not_now(text: str, start: int, number_start: int, end: int, led: bool = False) -> bool:
     """An age at a past moment (``_AT_A_MOMENT``), in a dose (``_DOSAGE``), or a bound written
     一下 for 以下 (3岁一下): no age of the child now. A child word before the age (``led``) or a
-    clause that it does not open keeps it with 开始 / 起: 宝宝6个月开始加辅食 is as often said of a
+    clause that it does not open keeps it with 开始 / 起: 宝宝6个月开始加米粉 is as often said of a
     child who is six months now."""
     if text.startswith(_AT_A_MOMENT, end) and not text.startswith(_NOT_A_MOMENT, end):
         opens = start == 0 or text[start - 1] in _CLAUSE_OPENERS

@@ -115,7 +115,7 @@ _TIMES = frozenset({"past", "now"})
 _AGO_WORDS = {"前天": 2, "前两天": 2, "前几天": 3, "前些天": 3, "前些日子": 3, "上周": 7, "上星期": 7, "上个月": 30, "去年": 365, "前年": 730}
 _AGO = re.compile("(?P<n>[0-9]{1,2}|[一两三四五六七八九十几半]{1,3})[多半]?(?P<u>天|个?周|个?星期|个多?月|年)[多半]?(?:以前|之前|前)")
 _AGO_UNITS = {"天": 1, "周": 7, "星期": 7, "月": 30, "年": 365}
-# A fever still there, said after the story's later events (…前天开始咳嗽，今天还有点低烧): the
+# A fever still there, said after the story's later events (…前天起流鼻涕，今天还有点低烧): the
 # reading is of the illness that goes on.
 _STILL = re.compile("(?:还|仍|仍然|依然|一直|今天|现在|目前)[^,。!?;\n没不无退]{0,3}?(?:发烧|发热|低烧|高烧|烧)")
 # Today in a story told by days of the month (…23日上午输液…今天早上发现…).
