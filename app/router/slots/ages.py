@@ -22,7 +22,7 @@ tests/router/test_slots_parents.py):
 * as the labelled pool writes them (issue 21, session 3): an age right before 就 / 开始 / 起 / 出院
   is the age at that moment (宝宝6个月就…, 两岁起…) unless 才 / 刚 / 现在 says it of now; an age in a
   drug's dose (说明书上…岁以下) or before 一下 (a bound written for 以下) is none; 满月后就 / 一直
-  tells since when; a pronoun's months after 才 / 刚 (他才七个月) are the child's age; an elder
+  tells since when; a pronoun's months after 才 / 刚 (她才九个月) are the child's age; an elder
   child's values (大宝, 老大, 大的孩子) belong to another child when the text names two (``scan``).
 """
 
@@ -196,7 +196,7 @@ def led_branches(kid_words: tuple[str, ...]) -> dict[str, tuple[str, str]]:
         ),
         # 满月, and 满周岁 / 刚周岁 (one year; 一周岁 is read as N岁).
         "full": ("满刚", f"(?:(?<=满)月(?![子饼份])|(?<=[满刚])周岁(?![半0-9{CHARS}]))"),
-        # 他才七个月, 她现在才两个多月: a pronoun's months said as "only" are a child's age (他 / 她
+        # 他才九个月, 她现在才两个多月: a pronoun's months said as "only" are a child's age (他 / 她
         # keep the subject, SPEC §4.7); without 才 / 刚 (他两个月没来) they are how long.
         "pro": (
             "他她",

@@ -23,7 +23,7 @@ Decisions where the spec is silent (each has a row in tests/router/test_slots.py
   weather's (室外), a condition (只要, 就算), a threshold instruction after it (38.5以上吃, 39度再用),
   a fever that has been (烧过) with no now cue after it (the labelled pool, issue 21);
 * a story told in order that goes past the reading's day — the reading dated two days back or
-  more (七天前开始…, 上周三开始…) or by a day of the month, and after it a later event still two days
+  more (六天前起病…, 上周三开始…) or by a day of the month, and after it a later event still two days
   back or more (…前天开始拉肚子), or a later day and then today (…13日…今天) — leaves the reading in
   the past, unless the fever is said to last or to come back (``_story_moved_on``; the dev split's
   self-reports: 4 rows exact more, none fewer);
@@ -118,7 +118,7 @@ _AGO_UNITS = {"天": 1, "周": 7, "星期": 7, "月": 30, "年": 365}
 # A fever still there, said after the story's later events (…前天起流鼻涕，今天还有点低烧): the
 # reading is of the illness that goes on.
 _STILL = re.compile("(?:还|仍|仍然|依然|一直|今天|现在|目前)[^,。!?;\n没不无退]{0,3}?(?:发烧|发热|低烧|高烧|烧)")
-# Today in a story told by days of the month (…23日上午输液…今天早上发现…).
+# Today in a story told by days of the month (…13日上午打针…今天出疹…).
 _TODAY = re.compile("今天|今早|今晚|今日|至今")
 _RETURNED = re.compile("又(?:开始)?(?:发烧|发热|烧|起来|高|升|热)|反复")
 # The §4.7 cues that say a reading is not the child's temperature now, and those that end their
@@ -133,7 +133,7 @@ _WHEN_REACH = 8
 _USUAL = re.compile("(平时|平常|一般|通常|正常(?:是|都是|在))[^,。!?;\n()]*$")
 _SENTENCE_END = re.compile("[。!?;\n]")
 # In the reading's clause before it (``_not_a_reading_now``): the weather's or a room's temperature
-# (室外的温度…40℃), a condition right before it (只要烧到38.5, 就算38度多; not 即使吃了药也还是39度,
+# (屋里温度…40℃), a condition right before it (只要烧到38.5, 就算38度多; not 即使吃了药也还是39度,
 # a fact), a fever that has been (烧过, 发过烧); after it, an instruction for a threshold (38.5以上吃,
 # 到39度再用药).
 _CLAUSE_REACH = 20
@@ -424,9 +424,9 @@ def _days_ago(cue: Hit) -> int | None:
 
 def _story_moved_on(text: str, cues: list[Hit], days: list[tuple[int, int]]) -> Callable[[int], bool]:
     """Whether a story told in order has gone past a reading's day: the reading is dated by a past
-    cue two days back or more (七天前开始…，烧到39度) or by a day of the month (22日晚上37.4), and
+    cue two days back or more (六天前起病…，烧到39度) or by a day of the month (12日晚上38.2), and
     after it the text tells a later event still two days back or more (…前天开始拉肚子: the reading
-    is older), or a later day of the month and then today (…23日…今天早上), with nothing after it
+    is older), or a later day of the month and then today (…13日…今天), with nothing after it
     saying the fever lasts or came back. Its reading is of a past day (LABELS.md: current = today,
     these days). Everything the test needs is read once per text (suffix minima and maxima), so
     each reading costs two searches in sorted lists."""
