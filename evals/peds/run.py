@@ -53,6 +53,8 @@ from evals.realtext.run import Target, flags, one_line, rate, same  # noqa: E402
 
 ROWS = HERE / "rows.jsonl"
 LOCAL_TEXTS = HERE / "local" / "texts.jsonl"
+POOL_ROWS = HERE / "pool_rows.jsonl"
+LOCAL_POOL_TEXTS = HERE / "local" / "pool_texts.jsonl"
 REPORT = HERE / "REPORT.md"
 REFERENCE = date(2026, 12, 1)
 CALLER = "parent_assistant"
@@ -72,9 +74,9 @@ Outcome = dict[str, Any]
 # ------------------------------------------------------------------------------------------------
 
 
-def load_rows(local: Path | None = LOCAL_TEXTS) -> tuple[list[dict[str, Any]], bool]:
+def load_rows(local: Path | None = LOCAL_TEXTS, path: Path = ROWS) -> tuple[list[dict[str, Any]], bool]:
     """Every labelled row, with its text where one is at hand; True when the local texts were read."""
-    rows = [json.loads(line) for line in ROWS.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     if local is None or not local.is_file():
         return rows, False
     texts = {}
@@ -189,7 +191,8 @@ def status_of(outcome: Outcome) -> str:
 def emergency_table(outcomes: list[Outcome]) -> str:
     table = ["| split | source | emergency | who | rows | halt | confirm | passes (neither) |",
              "|---|---|---|---|---:|---:|---:|---:|"]
-    for split in SPLITS:
+    present = {o["row"]["split"] for o in outcomes}
+    for split in [s for s in SPLITS if s in present] + sorted(present - set(SPLITS)):
         for source in SOURCES:
             for label in ("now", "borderline", "not_now", "none"):
                 for who in ("child", "writer", "other", None):
@@ -402,7 +405,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--section", default=THIS_TREE, help="the report section this run writes")
     parser.add_argument("--local", type=Path, default=LOCAL_TEXTS, help="local-only texts (texts.py writes them)")
     parser.add_argument("--test", action="store_true", help="also show the test split's targets (a deliberate scoring)")
+    parser.add_argument("--pool", choices=("tune", "heldout"),
+                        help="score a part of the labelled pool instead (pool_rows.jsonl; README \"The pool\")")
     args = parser.parse_args(argv)
+    if args.pool:
+        return score_pool(args.pool, make_router(args.app_root))
 
     started = time.perf_counter()
     rows, local = load_rows(args.local)
@@ -432,6 +439,22 @@ def main(argv: list[str] | None = None) -> int:
         REPORT.write_text(replace_section(report, args.section, body), encoding="utf-8")
     scored = [o for o in outcomes if o["row"]["split"] == ("test" if show_test else "dev")]
     return 1 if any(t.met is False for t in targets(scored)) else 0
+
+
+def score_pool(part: str, router: Any) -> int:
+    """The targets on one part of the pool: its rows are dev-side texts outside the set, labelled
+    blind like the set; ``tune`` may be read while changing the rules, ``heldout`` is scored only."""
+    rows, local = load_rows(LOCAL_POOL_TEXTS, POOL_ROWS)
+    split = f"pool-{part}"
+    for row in rows:
+        row["split"] = f"pool-{row['part']}"
+    outcomes = run_router(router, [row for row in rows if row["split"] == split])
+    if not outcomes:
+        print("no pool text at hand: `python evals/peds/texts.py` rebuilds local/pool_texts.jsonl", file=sys.stderr)
+        return 2
+    print(f"## The pool, part {part}: {len(outcomes)} rows, router policy {router.policy_version}\n")
+    print(target_table(outcomes, split) + "\n\n" + emergency_table(outcomes))
+    return 0
 
 
 if __name__ == "__main__":

@@ -36,6 +36,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROWS = HERE / "rows.jsonl"
 LOCAL_TEXTS = HERE / "local" / "texts.jsonl"
+# The labelled pool (README "The pool"): dev-side texts outside the set, no text committed at all.
+POOL_ROWS = HERE / "pool_rows.jsonl"
+LOCAL_POOL_TEXTS = HERE / "local" / "pool_texts.jsonl"
 REDFLAG_WORDS = HERE / "redflag_words.txt"
 
 SEED = 19
@@ -405,22 +408,24 @@ def write_jsonl(path: Path, rows: list[dict[str, object]] | list[dict[str, str]]
 
 
 def rebuild() -> int:
-    """Local texts of the committed rows, each checked against its committed sha256."""
+    """Local texts of the committed rows and of the pool rows, each checked against its committed sha256."""
     items, _ = all_items()
     bad = 0
-    out = []
-    for line in ROWS.read_text(encoding="utf-8").splitlines():
-        r = json.loads(line)
-        item = items.get(r["id"])
-        text = item.text if item else None
-        if text is None or sha256(text) != r["sha256"] or ("text" in r and r["text"] != text):
-            print(f"refused {r['id']}: the source text no longer hashes to the committed sha256", file=sys.stderr)
-            bad += 1
-            continue
-        if r["source"] not in COMMITTABLE:
-            out.append({"id": r["id"], "source": r["source"], "sha256": r["sha256"], "text": text})
-    write_jsonl(LOCAL_TEXTS, out)
-    print(f"{len(out)} local texts written to {LOCAL_TEXTS}; {bad} refused")
+    for rows, local, every in ((ROWS, LOCAL_TEXTS, False), (POOL_ROWS, LOCAL_POOL_TEXTS, True)):
+        out = []
+        for line in rows.read_text(encoding="utf-8").splitlines():
+            r = json.loads(line)
+            item = items.get(r["id"])
+            text = item.text if item else None
+            if text is None or sha256(text) != r["sha256"] or ("text" in r and r["text"] != text):
+                print(f"refused {r['id']}: the source text no longer hashes to the committed sha256", file=sys.stderr)
+                bad += 1
+                continue
+            if every or r["source"] not in COMMITTABLE:
+                out.append({"id": r["id"], "source": r["source"], "sha256": r["sha256"], "text": text})
+        write_jsonl(local, out)
+        print(f"{len(out)} local texts written to {local}")
+    print(f"{bad} refused")
     return 1 if bad else 0
 
 

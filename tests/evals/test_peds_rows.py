@@ -71,6 +71,46 @@ def test_ids_are_unique_and_the_set_is_its_size():
     assert len({row["id"] for row in ROWS}) == len(ROWS) >= 3000
 
 
+# --- the labelled pool (evals/peds/README.md "The pool") --------------------------------------------
+# Dev-side texts outside the set, labelled blind in session 3: ids, hashes and labels only, every
+# source's text rebuilt locally (none committed, not even a committable one), never a test-side hash.
+
+POOL = [json.loads(line) for line in (ROOT / "evals" / "peds" / "pool_rows.jsonl").read_text(encoding="utf-8").splitlines()]
+
+POOL_RULES = [
+    pytest.param(lambda r: r["sha256"][0] in "01234567", id="only the allowed half (sha256 0-7)"),
+    pytest.param(lambda r: r["sha256"][1] in "0123456789ab", id="dev side of the split only"),
+    pytest.param(lambda r: "text" not in r, id="no text committed"),
+    pytest.param(lambda r: not any(QUOTED.search(reason) for reason in reasons(r)), id="no quoted words in a reason"),
+    pytest.param(lambda r: r["part"] in ("tune", "heldout"), id="a part to tune on or to hold out"),
+]
+
+
+@pytest.mark.parametrize("rule", POOL_RULES)
+def test_pool_rule_holds_on_every_row(rule):
+    assert broken(rule, POOL) == []
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        pytest.param({"id": "x", "sha256": "0c" + "0" * 62, "part": "tune", "reason": "r"}, id="refuses a test-side hash"),
+        pytest.param({"id": "x", "sha256": "0" * 64, "part": "tune", "reason": "r", "text": "t"}, id="refuses a text"),
+        pytest.param({"id": "x", "sha256": "0" * 64, "part": "tune", "reason": "吐了"}, id="refuses a quoted reason"),
+        pytest.param({"id": "x", "sha256": "0" * 64, "part": "test", "reason": "r"}, id="refuses an unknown part"),
+    ],
+)
+def test_a_broken_pool_row_is_caught(row):
+    assert any(broken(param.values[0], [row]) for param in POOL_RULES)
+
+
+def test_the_pool_is_outside_the_set():
+    ids = [row["id"] for row in POOL]
+    assert len(set(ids)) == len(ids) >= 3000
+    assert not set(ids) & {row["id"] for row in ROWS}
+    assert not {row["sha256"] for row in POOL} & {row["sha256"] for row in ROWS}
+
+
 # --- no local-only words in the committed tree ----------------------------------------------------
 # Test rows and comments are written in our own sentences: a run of 9 or more Chinese characters,
 # digits and Chinese punctuation that a local-only text (CMDD, DXY; rebuilt by evals/peds/texts.py)
@@ -79,9 +119,10 @@ def test_ids_are_unique_and_the_set_is_its_size():
 # where the local texts were rebuilt; CI has no mirror, so there it is skipped.
 
 LOCAL_TEXTS = ROOT / "evals" / "peds" / "local" / "texts.jsonl"
+LOCAL_POOL_TEXTS = ROOT / "evals" / "peds" / "local" / "pool_texts.jsonl"  # scanned too where rebuilt
 RUN = re.compile(r"[\u4e00-\u9fff，。、？！：；0-9.]{9,}")
 SCANNED = ("app", "tests", "scripts", "bench", "examples", "evals", "docs", "README.md")
-SKIPPED_NAMES = {"rows.jsonl", "texts.jsonl"}  # the set itself (ids, hashes, committable texts only)
+SKIPPED_NAMES = {"rows.jsonl", "texts.jsonl", "pool_rows.jsonl", "pool_texts.jsonl"}  # the set itself (ids, hashes, committable texts only)
 
 
 def quotations(files: list[Path], local: str, committable: str, root: Path = ROOT) -> list[tuple[str, str]]:
@@ -99,7 +140,8 @@ def quotations(files: list[Path], local: str, committable: str, root: Path = ROO
 
 @pytest.mark.skipif(not LOCAL_TEXTS.exists(), reason="local-only texts not rebuilt here (python evals/peds/texts.py)")
 def test_no_committed_file_quotes_a_local_only_text():
-    local = "\n".join(json.loads(line)["text"] for line in LOCAL_TEXTS.read_text(encoding="utf-8").splitlines())
+    local = "\n".join(json.loads(line)["text"] for path in (LOCAL_TEXTS, LOCAL_POOL_TEXTS) if path.exists()
+                      for line in path.read_text(encoding="utf-8").splitlines())
     committable = "\n".join(row.get("text", "") for row in ROWS)
     files = [p for name in SCANNED for p in ([ROOT / name] if (ROOT / name).is_file() else (ROOT / name).rglob("*"))
              if p.is_file() and p.name not in SKIPPED_NAMES and "node_modules" not in p.parts and "local" not in p.parts
