@@ -111,13 +111,18 @@ _AS_NOW = ("才", "刚", "刚刚", "只有", "现在", "目前", "今年", "已�
 # Before an age in its clause: a drug's dose (说明书上3岁以下半包, 用量：1岁一次5毫升), not the child's.
 _DOSAGE = re.compile("(?:说明书|说明单|说明上|说明写|用法用量|用量|剂量|药盒上)[^,。!?;\n]*$")
 _DOSAGE_REACH = 12
+_DOSAGE_WORDS = re.compile("说明|用量|剂量|药盒")
 
 
-def _not_now(text: str, start: int, number_start: int, end: int, led: bool = False) -> bool:
+def _not_now(d: Draft, start: int, number_start: int, end: int, led: bool = False) -> bool:
     """An age at a past moment (``_AT_A_MOMENT``), in a dose (``_DOSAGE``), or a bound written
     一下 for 以下 (3岁一下): no age of the child now. A child word before the age (``led``) or a
     clause that it does not open keeps it with 开始 / 起: 宝宝6个月开始加米粉 is as often said of a
     child who is six months now."""
+    text = d.text
+    if d.dosage is None:  # one pass per text, on first need, so that most texts skip the search per age
+        d.dosage = _DOSAGE_WORDS.search(text) is not None
+    dosage = d.dosage
     if text.startswith(_AT_A_MOMENT, end) and not text.startswith(_NOT_A_MOMENT, end):
         opens = start == 0 or text[start - 1] in _CLAUSE_OPENERS
         began = text.startswith(("开始", "起"), end)
@@ -125,7 +130,7 @@ def _not_now(text: str, start: int, number_start: int, end: int, led: bool = Fal
             return True
     if text.startswith("一下", end) and not text.startswith("一下子", end):
         return True
-    return _DOSAGE.search(text, max(0, start - _DOSAGE_REACH), start) is not None
+    return dosage and _DOSAGE.search(text, max(0, start - _DOSAGE_REACH), start) is not None
 
 
 def kid_words(patient_words: tuple[str, ...], age_words: tuple[str, ...]) -> tuple[str, ...]:
@@ -266,7 +271,7 @@ def on_age_span(m: re.Match[str], d: Draft) -> None:
         return  # 吃了两天小儿氨酚…, 这两天孩子…: how long or when, not how old
     if _PAST_MOMENT.search(d.text, max(0, start - 8), start):
         return  # 那时候她才出生9天: the age back then
-    if _not_now(d.text, start, start if kind == "kage" else m.start(kind + "_n"), m.end(), led=kind != "kage"):
+    if _not_now(d, start, start if kind == "kage" else m.start(kind + "_n"), m.end(), led=kind != "kage"):
         return
     if kind == "kid" and m.start("kid_free") >= 0 and not (
         quantity["value"] >= _DAYS_OF_AGE or d.text.endswith(_ONLY, 0, m.start("kid_n"))
@@ -299,7 +304,7 @@ def on_month_sum(m: re.Match[str], d: Draft) -> None:
     days = d.quantity(m, *m.span("msum_n"), "msum_d")
     if months is None or days is None or (m.group("msum_u") == "月" and not m.group("msum_j")):
         return
-    if _not_now(d.text, m.start(), m.start(), m.end()):
+    if _not_now(d, m.start(), m.start(), m.end()):
         return
     _set_days(m, d, months["value"] * _DAYS_PER_MONTH + days["value"])
 
@@ -404,7 +409,7 @@ def on_age(m: re.Match[str], d: Draft) -> None:
         or d.text.endswith(_NOT_AN_AGE_BEFORE, 0, start)
         or _PAST_AGE_BEFORE.search(d.text, max(0, start - 3), start)
         or _EVENT_AFTER.match(d.text, end)
-        or _not_now(d.text, start, start, end)
+        or _not_now(d, start, start, end)
     ):
         return  # 12岁前 a past age, 12岁到20岁 a range, 直到20岁 a past span, 去年一岁 the age back then
     month_unit = m.group("agem_u")

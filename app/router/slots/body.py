@@ -148,6 +148,7 @@ _INSTRUCTION = re.compile(
     "[ \\t]*(?:(?:及|或)?以上(?:的时候|时)?[ \\t]*(?:再|才|就|要|需要)?(?:吃|用|服|喂|打|塞)"
     "|(?:的时候|时)?(?:再|才|就要|就得|就该)(?:吃|用|服|喂|给|打|塞))(?!了)"
 )
+_INSTRUCTION_WORDS = re.compile("以上|再|才|就要|就得|就该")
 # A clock time before 时候 (昨晚11点时候发烧39.2度, 三点的时候) dates a reading, it is not "back then".
 _CLOCK = re.compile("点的?$")
 # An upper bound is no reading: 体温一直没到37度, 发烧在38.3以下 (the child's temperature is below it).
@@ -346,7 +347,8 @@ def temperature(d: Draft, cues: Callable[[str], Hits], patterns: tuple[tuple[re.
     found.sort(key=START)
     days = _days(text) if "号" in text or "日" in text or "." in text else []
     best: float | None = None
-    clues = _CLUES.search(text) is not None  # one pass, so that most texts skip the clause searches
+    clues = _CLUES.search(text) is not None  # one pass each, so that most texts skip the searches per reading
+    instructions = _INSTRUCTION_WORDS.search(text) is not None
     times = [cue for cue in found if cue.payload.kind in _TIMES]
     moved_on = _story_moved_on(text, times, days) if times or days else None
     for start, value in d.readings.items():
@@ -368,8 +370,7 @@ def temperature(d: Draft, cues: Callable[[str], Hits], patterns: tuple[tuple[re.
             continue
         if moved_on is not None and moved_on(start):
             continue
-        reading = _READING.match(text, start)
-        if reading is not None and _INSTRUCTION.match(text, reading.end()):
+        if instructions and (reading := _READING.match(text, start)) is not None and _INSTRUCTION.match(text, reading.end()):
             continue  # 38.5以上吃, 到39度再用: a threshold to act on, not a reading
         if start in d.replied and _past_after(text, start, found):
             continue  # 38.3那是前天: a reply dated after its reading

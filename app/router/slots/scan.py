@@ -250,7 +250,7 @@ class SlotExtractor:
                 others = [h for h in others if h.term not in self._kin_children]
             if patients and others:  # 朋友 inside 小朋友 is the patient word, not a friend
                 others = _not_inside(others, patients)
-            if patients:
+            if patients and "大" in text:
                 elders = [h for h in patients if h.term in _ELDER or (h.term in _CHILD_NOUNS and text.endswith(("大", "大的"), 0, h.start))]
                 if elders and _two_children(text, elders[0].end):  # 大宝今年12岁，他也…: the other child
                     elder_starts = {h.start for h in elders}
