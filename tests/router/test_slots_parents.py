@@ -388,6 +388,9 @@ FORMS_3 = [
     ("decimals in a sentence without a temperature word stay a number", "上午37.4下午36.9，吃饭还行", {"temperature_c": None}),
     ("decimals of a price are no reading", "退烧贴买了一盒，花了36.5元", {"temperature_c": None}),
     ("decimals of a body measure are no reading", "体重37.5，发烧两天了", {"temperature_c": None}),
+    ("decimals of a result after the fever word are no reading", "高烧两天了，查了淋巴细胞百分比36.8", {"temperature_c": None}),
+    ("decimals of a result in letters are no reading", "发热，crp 38.5", {"temperature_c": None}),
+    ("a result's name before the fever word leaves the reading", "化验结果出来了体温还是37.9", {"temperature_c": 37.9}),
     ("decimals in the next sentence of the fever word are no reading", "发烧好了。妈妈买了38.5", {"temperature_c": None}),
     ("体温计 before the number", "家里的体温计，37", {"temperature_c": 37.0}),
     # no reading of the child now

@@ -84,6 +84,8 @@ _DECIMAL_READING = re.compile("[0-9]{2}\\.[0-9]{1,2}(?![0-9])(?![ \\t]*(?:度|°
 # A body measure before the number in its clause (体重37.5, 身高：95.5).
 _MEASURE_BEFORE = re.compile("(?:体重|身高|身长|头围|胸围|腰围)[^,。!?;\n]*$")
 _MEASURE_REACH = 12
+# A result's name between the fever word and the number (C反应蛋白38.5, 淋巴细胞百分比38.6, crp 38.5).
+_LAB_BEFORE = re.compile("(?:[a-z]|细胞|蛋白|百分比|比率|比例|压积|计数|指数|常规|化验|结果|报告|检查)[^,。!?;\n]*$")
 # After a reply's reading: nothing but an approximation and a particle (38度多, 37.5左右吧).
 _ENDS_MESSAGE = re.compile("(?:多|左右|了|啊|吧|呢)*[ \\t。!?]*$")
 # Before a number with ℃ / ° in its clause: the temperature of water, a room or the weather, not the
@@ -288,6 +290,9 @@ def _in_fever_sentence(d: Draft, start: int) -> bool:
     if not words or _DECIMAL_READING.match(text, start) is None or _MEASURE_BEFORE.search(text, max(0, start - _MEASURE_REACH), start):
         return False
     index = bisect_left(words, start, key=START)
+    since = max(0, start - _MEASURE_REACH, words[index - 1].end if index else 0)
+    if _LAB_BEFORE.search(text, since, start):
+        return False  # 发烧三天，C反应蛋白38.5: a result after the fever word, not a temperature
     return (index > 0 and d.same_sentence(words[index - 1].end, start)) or (
         index < len(words) and d.same_sentence(start, words[index].start)
     )
