@@ -20,7 +20,8 @@ tests/router/test_slots_parents.py):
   一周二 — but 两周 and 五周半 stay weeks), 1岁零2天, 年龄：13, 现在5个月, a child word + 今天 + N天;
   快五岁了 and 一岁以内 are no age; two decimals are rounded half up (一个半月 = 0.13);
 * as the labelled pool writes them (issue 21, session 3): an age right before 就 / 开始 / 起 / 出院
-  is the age at that moment (宝宝6个月就…, 两岁起…) unless 才 / 刚 / 现在 says it of now; an age in a
+  is the age at that moment (宝宝6个月就…, 两岁起…) unless 才 / 刚 / 现在 says it of now (and, for
+  开始 / 起, unless a child word leads the age or it is inside its clause); an age in a
   drug's dose (说明书上…岁以下) or before 一下 (a bound written for 以下) is none; 满月后就 / 一直
   tells since when; a pronoun's months after 才 / 刚 (她才九个月) are the child's age; an elder
   child's values (大宝, 老大, 大的孩子) belong to another child when the text names two (``scan``).

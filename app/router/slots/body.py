@@ -390,7 +390,7 @@ def temperature(d: Draft, cues: Callable[[str], Hits], patterns: tuple[tuple[re.
 
 def _not_a_reading_now(text: str, start: int, cues: list[Hit]) -> bool:
     """Words of the reading's clause that make it no reading of the child now: the usual
-    temperature (平时体温36.5, 平常在37.3左右), the weather's or a room's (室外都接近40℃), a
+    temperature (平时体温36.5, 平常在37.3左右), the weather's or a room's (屋里温度有38℃), a
     condition (只要烧到38.5, 就算38度多也…), or a fever said to have been (烧过一次，不高，38.3) with
     no now cue between."""
     clause = max(0, start - _CLAUSE_REACH)
