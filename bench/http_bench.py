@@ -25,9 +25,17 @@ that bench/mix.lua replays in the same order for every server.
 Before any load, every distinct body is sent once and must come back HTTP 200 with a JSON-RPC
 result that is not a tool error; during the load, bench/mix.lua counts non-2xx statuses and error
 bodies. A run with any bad response is flagged in every table (a failing server must not look
-fast). Besides req/s and wrk's latency percentiles, the tables give the server's CPU time per
-request (from /proc/PID/stat: robust on a shared machine where req/s is not) and its peak RSS
-(VmHWM from /proc/PID/status).
+fast). Besides req/s, the tables give the server's CPU time per request (from /proc/PID/stat:
+robust on a shared machine where req/s is not) and its peak RSS (VmHWM from /proc/PID/status).
+
+Latency percentiles are each request's own, logged by bench/mix.lua, over every request but each
+connection's first (its time includes waiting for the server to accept the connection: libuv
+accepts one connection per event-loop turn); the slowest first request and wrk's own p99 are
+columns of their own. wrk's percentiles are not the requests' latencies: wrk adds synthetic
+samples below every request slower than twice a connection's mean round trip (coordinated-omission
+correction), so a few slow first requests set its p99 (bench/RESULTS.md, "HTTP tail, session 3").
+With ``--base``, each round also measures both trees' ``McpServer.handle`` in process
+(bench/stack_cost.py): the router's own growth, which the CPU target allows for.
 """
 
 from __future__ import annotations
@@ -295,9 +303,14 @@ class Run:
     round: int
     connections: int
     rps: float = 0.0
-    p50_ms: float = 0.0
+    p50_ms: float = 0.0  # p50, p99, max: every request but each connection's first (Latencies)
     p99_ms: float = 0.0
     max_ms: float = 0.0
+    first_max_ms: float = 0.0  # the slowest first request of a connection (accept queue included)
+    wrk_p50_ms: float = 0.0  # wrk's own figures, after its coordinated-omission correction
+    wrk_p99_ms: float = 0.0
+    logged: int = 0
+    split_ok: bool = True  # all connections had a request in flight at once: first requests told apart
     requests: int = 0
     bad: int = 0
     socket_errors: int = 0
@@ -316,11 +329,13 @@ class Run:
         return self.bad == 0 and self.socket_errors == 0 and self.requests > 0
 
 
-def wrk(port: int, token: str, bodies_lua: Path, connections: int, seconds: float, core: str | None) -> dict[str, Any]:
+def wrk(port: int, token: str, bodies_lua: Path, connections: int, seconds: float, core: str | None,
+        log: Path | None = None) -> dict[str, Any]:
+    """One wrk run; with ``log``, bench/mix.lua also writes every request's latency there."""
     cmd = pin(core) + [
         "wrk", "-t1", f"-c{connections}", f"-d{max(1, round(seconds))}s", "--latency", "--timeout", "10s",
         "-s", str(MIX_LUA), f"http://127.0.0.1:{port}/mcp", "--", str(bodies_lua), token,
-    ]
+    ] + (["0", str(log)] if log else [])
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 60)
     if done.returncode != 0:
         raise RuntimeError(f"wrk failed ({done.returncode}): {done.stderr[-1000:]}")
@@ -332,12 +347,49 @@ def wrk(port: int, token: str, bodies_lua: Path, connections: int, seconds: floa
     raise RuntimeError(f"wrk printed no BENCH_JSON line:\n{done.stdout}\n{done.stderr}")
 
 
+@dataclass
+class Latencies:
+    """Each request's latency from bench/mix.lua's log, in ms. Requests written while wrk was still
+    opening its connections are kept apart (``first``): a connection's first request includes the
+    wait for the server to accept the connection, one loop turn per connection queued before it
+    (libuv), which is connection set-up, not a request's service."""
+
+    steady: list[float]
+    first: list[float]
+    all_connections_opened: bool
+
+    @classmethod
+    def read(cls, log: Path, connections: int) -> Latencies:
+        rows = [tuple(float(x) for x in line.split()) for line in log.read_text().splitlines() if line]
+        # wrk keeps one request in flight per connection: once ``connections`` requests are in flight
+        # at the same moment, every connection has been opened and has written its first request.
+        # Whatever was written up to then is set-up (a fast server may already have answered a few
+        # first requests, whose connections' second requests are then set aside too).
+        events = sorted([(w, 1) for _, w, _ in rows] + [(r, -1) for _, _, r in rows])
+        in_flight, opened = 0, None
+        for t, step in events:
+            in_flight += step
+            if in_flight >= connections:
+                opened = t
+                break
+        if opened is None:  # fewer connections than asked ever had a request in flight together
+            return cls(sorted((r - w) * 1000 for _, w, r in rows), [], False)
+        first = [(r - w) * 1000 for _, w, r in rows if w <= opened]
+        steady = sorted((r - w) * 1000 for _, w, r in rows if w > opened)
+        return cls(steady, first, True)
+
+    def percentile(self, q: float) -> float:
+        return self.steady[min(len(self.steady) - 1, int(len(self.steady) * q))] if self.steady else 0.0
+
+
 def measure(server: Server, round_no: int, connections: int, args, bodies_lua: Path, load_core: str | None) -> Run:
     if args.warmup > 0:
         wrk(server.port, server.token, bodies_lua, connections, args.warmup, load_core)
+    log = bodies_lua.parent / f"latency-{server.name}-{round_no}-{connections}.log"
     cpu0 = server.cpu_seconds()
-    data = wrk(server.port, server.token, bodies_lua, connections, args.duration, load_core)
+    data = wrk(server.port, server.token, bodies_lua, connections, args.duration, load_core, log)
     cpu = server.cpu_seconds() - cpu0
+    latencies = Latencies.read(log, connections)
     lat = data["latency_us"]
     e = data["errors"]
     run = Run(
@@ -345,11 +397,16 @@ def measure(server: Server, round_no: int, connections: int, args, bodies_lua: P
         round=round_no,
         connections=connections,
         rps=data["requests"] / (data["duration_us"] / 1e6),
-        p50_ms=lat["p50"] / 1000,
-        p99_ms=lat["p99"] / 1000,
-        max_ms=lat["max"] / 1000,
+        p50_ms=latencies.percentile(0.50),
+        p99_ms=latencies.percentile(0.99),
+        max_ms=max(latencies.steady, default=0.0),
+        first_max_ms=max(latencies.first, default=0.0),
+        wrk_p50_ms=lat["p50"] / 1000,
+        wrk_p99_ms=lat["p99"] / 1000,
+        logged=len(latencies.steady) + len(latencies.first),
         requests=data["requests"],
         bad=data["bad_status"] + data["bad_body"] + e["status"],
+        split_ok=latencies.all_connections_opened,
         socket_errors=e["connect"] + e["read"] + e["write"] + e["timeout"],
         cpu_us_per_req=cpu / data["requests"] * 1e6 if data["requests"] else 0.0,
         raw={k: v for k, v in data.items() if k != "stdout"},
@@ -387,17 +444,21 @@ def tables(runs: list[Run], servers: list[str], connections: list[int], rounds: 
     lines = []
     for c in connections:
         lines.append(f"#### c={c}\n")
-        lines.append("| round | server | req/s | p50 ms | p99 ms | p99/p50 | max ms | CPU µs/req | core busy | peak RSS MiB | requests | bad |")
-        lines.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        lines.append("| round | server | req/s | p50 ms | p99 ms | p99/p50 | max ms | first request max ms | wrk's p99 ms (p99/p50) "
+                     "| CPU µs/req | core busy | peak RSS MiB | requests | bad |")
+        lines.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for r in range(1, rounds + 1):
             for s in servers:
                 run = next((x for x in runs if x.server == s and x.round == r and x.connections == c), None)
                 if run is None:
                     continue
                 bad = f"{run.bad + run.socket_errors}" + ("" if run.clean else " ⚠")
+                first = f"{run.first_max_ms:.1f}" + ("" if run.split_ok else " (?)")
+                wrk_spread = run.wrk_p99_ms / run.wrk_p50_ms if run.wrk_p50_ms else 0
                 lines.append(
                     f"| {r} | {s} | {run.rps:,.0f} | {run.p50_ms:.2f} | {run.p99_ms:.2f} | "
-                    f"{run.p99_ms / run.p50_ms if run.p50_ms else 0:.2f}× | {run.max_ms:.1f} | "
+                    f"{run.p99_ms / run.p50_ms if run.p50_ms else 0:.2f}× | {run.max_ms:.1f} | {first} | "
+                    f"{run.wrk_p99_ms:.2f} ({wrk_spread:.2f}×) | "
                     f"{run.cpu_us_per_req:,.0f} | {run.core_busy:.0%} | {run.hwm_mib:.1f} | {run.requests:,} | {bad} |"
                 )
         if "ours" in servers and len(servers) > 1:
@@ -418,7 +479,9 @@ def tables(runs: list[Run], servers: list[str], connections: list[int], rounds: 
     return "\n".join(lines)
 
 
-def targets(runs: list[Run]) -> list[str]:
+def targets(runs: list[Run], handle_us: dict[str, list[float]] | None = None) -> list[str]:
+    """``handle_us``: per tree ("ours", "base"), McpServer.handle's CPU µs per request measured in
+    process in the same run (bench/stack_cost.py), for the router's own growth."""
     c32 = [r for r in runs if r.connections == 32]
     out = []
 
@@ -450,6 +513,30 @@ def targets(runs: list[Run]) -> list[str]:
             f"[NOTE] with 32 requests in flight on one core, p50 ≈ 32 / throughput (Little's law) and ours' p99 was "
             f"{spread:.2f}× its p50: p99 ≤ 5 ms needs ≈ {need:,.0f} req/s, ≈ {1e6 / need:.0f} µs of server CPU per request all in"
         )
+    spreads = {s: [r.p99_ms / r.p50_ms for r in c32 if r.server == s and r.p50_ms] for s in ("ours", "base")}
+    if spreads["ours"] and spreads["base"]:
+        wrk_spread = statistics.median(r.wrk_p99_ms / r.wrk_p50_ms for r in c32 if r.server == "ours" and r.wrk_p50_ms)
+        v, b = statistics.median(spreads["ours"]), statistics.median(spreads["base"])
+        first = {s: statistics.median(r.first_max_ms for r in c32 if r.server == s) for s in ("ours", "base")}
+        out.append(f"[{'PASS' if v <= 2.5 else 'FAIL'}] ours p99 ≤ 2.5× p50 at c=32: {v:.2f}× (median of rounds; "
+                   f"rounds {', '.join(f'{x:.2f}×' for x in spreads['ours'])}), base {b:.2f}× — every request but each "
+                   f"connection's first; wrk's own figure (coordinated-omission corrected) {wrk_spread:.2f}×; slowest "
+                   f"first request of a connection (accept queue) ours {first['ours']:.0f} ms, base {first['base']:.0f} ms")
+    cpu = {s: median(s, "cpu_us_per_req") for s in ("ours", "base")}
+    if handle_us and cpu["ours"] and cpu["base"]:
+        ours_h, base_h = statistics.median(handle_us["ours"]), statistics.median(handle_us["base"])
+        allowed = 1.15 * cpu["base"] + (ours_h - base_h)
+        out.append(f"[{'PASS' if cpu['ours'] <= allowed else 'FAIL'}] ours CPU per request ≤ 1.15× base's + the router's "
+                   f"own growth at c=32: {cpu['ours']:.0f} ≤ 1.15 × {cpu['base']:.0f} + ({ours_h:.0f} − {base_h:.0f}) = "
+                   f"{allowed:.0f} µs (medians of rounds; {cpu['ours'] / cpu['base']:.2f}× base; McpServer.handle in "
+                   f"process, same run, {ours_h / base_h:.2f}× base)")
+    unmatched = [f"{r.server} c={r.connections} round {r.round}" for r in runs if r.logged < r.requests]
+    if unmatched:
+        out.append("[WARN] fewer latencies logged than requests counted (an answer without its request's id): "
+                   + ", ".join(unmatched))
+    if any(not r.split_ok for r in runs):
+        out.append("[WARN] in a run marked (?) the connections never all had a request in flight at once: "
+                   "no first request was set apart")
     if any(not r.clean for r in runs):
         out.append("[WARN] some runs had bad responses or socket errors (marked ⚠): their req/s do not count")
     return out
@@ -553,11 +640,25 @@ def main(argv: list[str] | None = None) -> int:
 
     runs: list[Run] = []
     answers: dict[str, dict[int, Any]] = {}
+    handle_us: dict[str, list[float]] = {"ours": [], "base": []}
     with tempfile.TemporaryDirectory(prefix="http_bench_") as tmp:
         workdir = Path(tmp)
         bodies_lua = workdir / "bodies.lua"
         write_lua_bodies(bodies, bodies_lua)
+        bodies_jsonl = workdir / "bodies.jsonl"
+        bodies_jsonl.write_text("\n".join(json.dumps(b.decode()) for b in bodies))
         for round_no in range(1, rounds + 1):
+            if "ours" in servers and "base" in servers:
+                # The router's own cost in each tree, in process and in this run (the trees alternating):
+                # what the CPU target allows on top of 1.15× the base's HTTP path.
+                from bench.stack_cost import run_tree
+
+                for name in ("ours", "base") if round_no % 2 else ("base", "ours"):
+                    root = Path(args.base).resolve() if name == "base" else ROOT
+                    cost = run_tree(root, bodies_jsonl, workdir / f"cost-{name}-{round_no}.json", 2, False)
+                    handle_us[name].append(cost["handle_us"])
+                print(f"  round {round_no} McpServer.handle in process: ours {handle_us['ours'][-1]:.0f} µs, "
+                      f"base {handle_us['base'][-1]:.0f} µs", flush=True)
             for name in servers:
                 server = Server(name, free_port(), token, server_core, workdir,
                                 root=Path(args.base).resolve() if name == "base" else ROOT)
@@ -573,7 +674,8 @@ def main(argv: list[str] | None = None) -> int:
                         if run.server == name and run.round == round_no:
                             run.hwm_mib = hwm
                             print(f"  round {round_no} {name:<5} c={run.connections:<3} {run.rps:>9,.0f} req/s  "
-                                  f"p50 {run.p50_ms:6.2f} ms  p99 {run.p99_ms:6.2f} ms  "
+                                  f"p50 {run.p50_ms:6.2f} ms  p99 {run.p99_ms:6.2f} ms  first {run.first_max_ms:6.1f} ms  "
+                                  f"wrk p99 {run.wrk_p99_ms:6.2f} ms  "
                                   f"CPU {run.cpu_us_per_req:6,.0f} µs/req ({run.core_busy:4.0%} of a core)  peak RSS {hwm:5.1f} MiB  "
                                   f"bad {run.bad + run.socket_errors}{'' if run.clean else '  ⚠ NOT CLEAN'}",
                                   flush=True)
@@ -596,7 +698,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         meta["answers"] = "answers not compared (one server)"
     body = tables(runs, servers, connections, rounds)
-    verdicts = targets(runs)
+    verdicts = targets(runs, handle_us if handle_us["ours"] else None)
     print()
     print(body)
     print("\n".join(verdicts))

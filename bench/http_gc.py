@@ -8,7 +8,8 @@ Each tree's ``python -m app serve`` runs under bench/servers/instrumented.py (ev
 generation and pause through ``gc.callbacks``; cProfile with ``--profile DIR``) and gets
 bench/http_bench.py's request mix from wrk at one concurrency, the two trees alternating in one run
 (this base base this …, so a loaded machine slows both alike). Printed per run: req/s, p50, p99,
-p99/p50, max, the same percentiles of each request's time inside the server process (head
+p99/p50, max (each request's own latency from bench/mix.lua's log, each connection's first left
+out: see bench/http_bench.py), the same percentiles of each request's time inside the server process (head
 parsed → answer written), server CPU per request, and per 1,000 requests the collections of each generation,
 their pause time and the longest pause, and the event loop's turns over 20 ms (from a 1 ms tick):
 its own (the main thread was on CPU through most of it) or preempted (the machine ran something
@@ -32,7 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
-from bench.http_bench import BENCH, Server, free_port, pin, request_mix, wrk, write_lua_bodies  # noqa: E402
+from bench.http_bench import BENCH, Latencies, Server, free_port, pin, request_mix, wrk, write_lua_bodies  # noqa: E402
 
 
 @dataclass
@@ -56,18 +57,20 @@ def one_run(label: str, root: Path, args, token: str, bodies_lua: Path, workdir:
         wrk(server.port, token, bodies_lua, args.connections, args.warmup, load_core)
         server.proc.send_signal(signal.SIGUSR1)  # count collections from here
         cpu0 = server.cpu_seconds()
-        data = wrk(server.port, token, bodies_lua, args.connections, args.duration, load_core)
+        log = workdir / f"{label}-{round_no}.log"
+        data = wrk(server.port, token, bodies_lua, args.connections, args.duration, load_core, log)
         cpu = server.cpu_seconds() - cpu0
     finally:
         server.stop()
     gc_stats = json.loads(stats.read_text())
     n = data["requests"]
-    lat = data["latency_us"]
+    latencies = Latencies.read(log, args.connections)
     bad = data["bad_status"] + data["bad_body"] + sum(data["errors"].values())
     row = {
         "tree": label, "round": round_no, "requests": n, "bad": bad,
-        "rps": n / (data["duration_us"] / 1e6), "p50": lat["p50"] / 1000, "p99": lat["p99"] / 1000,
-        "max": lat["max"] / 1000, "cpu_us": cpu / n * 1e6 if n else 0.0,
+        # Each request's own latency, each connection's first left out (bench/http_bench.py's Latencies).
+        "rps": n / (data["duration_us"] / 1e6), "p50": latencies.percentile(0.5), "p99": latencies.percentile(0.99),
+        "max": max(latencies.steady, default=0.0), "cpu_us": cpu / n * 1e6 if n else 0.0,
     }
     for gen in (0, 1, 2):
         g = gc_stats[f"gen{gen}"]
@@ -143,7 +146,7 @@ def main() -> int:
     for key, name in (("cpu_us", "CPU µs/req"), ("p50", "p50"), ("p99", "p99"), ("gc_us_per_req", "GC µs/req")):
         print(f"median {name}: this {med('this', key):.1f}, base {med('base', key):.1f}, this/base {med('this', key) / med('base', key):.2f}×")
     spread = {t: statistics.median(r["p99"] / r["p50"] for r in rows if r["tree"] == t) for t in trees}
-    print(f"median p99/p50 (wrk): this {spread['this']:.2f}×, base {spread['base']:.2f}×")
+    print(f"median p99/p50 (each request, first requests out): this {spread['this']:.2f}×, base {spread['base']:.2f}×")
     own = {t: statistics.median(r["cpu_p99"] / r["cpu_p50"] for r in rows if r["tree"] == t and r["cpu_p50"]) for t in trees}
     print(f"median p99/p50 inside the server on its CPU clock (preemption left out): this {own['this']:.2f}×, "
           f"base {own['base']:.2f}×")

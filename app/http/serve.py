@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import functools
+import os
 import signal
+import socket
 import sys
 import threading
 
@@ -29,10 +33,35 @@ UVICORN_OPTIONS = {
 }
 
 
+# libuv (uvloop's core) accepts one connection per event-loop turn since 1.45 ("don't accept() in a
+# loop"), and a turn under load serves every request in flight: 32 connections opened at once on a
+# busy server waited for 32 turns, the last one 0.3–1 s (bench/RESULTS.md, "HTTP tail, session 3").
+# Each extra libuv handle on the same listening socket (a dup'ed descriptor) accepts one more per
+# turn; an idle handle costs nothing, a new connection wakes them all (one accept each, the rest
+# find the queue empty).
+ACCEPTS_PER_TURN = 16
+
+
 class GracefulServer(uvicorn.Server):
     """uvicorn's server with SIGHUP handled like SIGTERM: in-flight requests finish, the lifespan
     logs ``shutdown``, then the process dies by the signal (a terminal closing, or a supervisor
-    sending HUP, must not cut requests off mid-answer)."""
+    sending HUP, must not cut requests off mid-answer); and up to ``ACCEPTS_PER_TURN`` new
+    connections accepted per event-loop turn instead of one."""
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        config = self.config
+        # uvicorn's own protocol factory (Server.startup's create_protocol), for the extra handles.
+        factory = functools.partial(config.http_protocol_class, config=config, server_state=self.server_state,
+                                    app_state=self.lifespan.state)
+        loop = asyncio.get_running_loop()
+        for server in list(self.servers):
+            for listener in server.sockets:
+                for _ in range(ACCEPTS_PER_TURN - 1):
+                    twin = socket.socket(listener.family, listener.type, fileno=os.dup(listener.fileno()))
+                    # uvicorn's shutdown closes every server in this list: the listening socket
+                    # closes with its last descriptor.
+                    self.servers.append(await loop.create_server(factory, sock=twin, ssl=config.ssl, backlog=config.backlog))
 
     @contextlib.contextmanager
     def capture_signals(self):
