@@ -22,7 +22,12 @@ must not outvote the question. Intents are ranked, best first, by
 Weak keywords are the policy's generic question words and topic nouns (是什么, 怎么办, 肾病综合征):
 they say what a text is about, not what it asks, so at the same level any other keyword beats them.
 A consume verb whose object is a medicine counts for the medicine intent, and so does every
-medicine mention.
+medicine mention. In a text that names no food, a consume verb followed by nothing but particles
+(下午还能吃么) counts for the advice intent; a food named in a clause that ends asking (奶粉还喂吗) is a
+weak keyword of the food intent (SPEC §4.2 revision 2: nutrition_calc needs a named food or drink).
+
+The module is over 400 lines because every rule above reads the same clause cuts and keyword hits
+of one text; split, each piece would take the whole ranking state as arguments.
 
 ``score`` and ``confidence`` stay the whole text's. A text whose only clause is a question, or with
 no question clause at all, ranks by the whole text alone: as before question clauses existed, but
@@ -95,6 +100,12 @@ _VALUE = re.compile("(?<![0-9.])[0-9]++(?:\\.[0-9]+)?+(?!多?(?:岁|个多?月|�
 _SAID_OF_A_VALUE = tuple("高低升降增减")
 # Said after a clause's last word without changing what it asks (可以吃香蕉嘛啊, 没事吧~).
 _TRAILING = frozenset(" \t~啊呀哈啦哦噢")
+# Words that end a clause asking about what it names (奶粉还喂吗, 羊奶还是牛奶呢, 奶粉冲多少).
+_ASKING_ENDS = ("吗", "呢", "多少")
+# After a consume verb, words that name nothing: a verb followed only by these up to its clause's
+# end has no object (下午还能吃么, 可以少喝点么, 可以吃的吧, 能吃了吗). Matched from the verb's end, the run
+# stops at the first other character: runs after different verbs never overlap.
+_NO_OBJECT = re.compile("[吗嘛么吧呢啊呀哦噢哈啦了的点些一是不 \t~]*+")
 
 
 def classify(policy: Policy, analysis: Analysis) -> Classification:
@@ -117,8 +128,9 @@ def classify(policy: Policy, analysis: Analysis) -> Classification:
     verbs = analysis.hits.get("consume")  # the lexicon's own group of the consume verbs
     first: str = hits[0].payload if hits else ""
     foods = analysis.hits.get("food")
-    # Diet advice redirects only in a text that names no food (SPEC §4.2 revision 2).
-    advising = not foods
+    # Diet advice redirects only in a text that names no food (SPEC §4.2 revision 2), and only under
+    # a policy that names where it goes (a policy written before the revision has no advice intent).
+    advising = not foods and bool(asking.advice_intent)
     feeding = asking.feeding if foods else None
     if (
         not (medicines or verbs or feeding)
@@ -141,7 +153,9 @@ def classify(policy: Policy, analysis: Analysis) -> Classification:
         asked = questions[bisect_right(cuts, start)]
         if redirected and start in redirected:
             name = redirected[start]
-        elif advising and name == asking.food_intent and term in asking.diet_advice:
+        elif advising and name == asking.food_intent and (
+            term in asking.diet_advice or (term in asking.consume_verbs and _no_object(analysis.views.text, term, start, cuts))
+        ):
             name = asking.advice_intent
         words = keywords.get(name)
         if words is None:
@@ -155,6 +169,9 @@ def classify(policy: Policy, analysis: Analysis) -> Classification:
 
     by_name = policy.intent_by_name
     weak = asking.weak_keywords
+    # A consume verb or feeding question that decided the food intent lists its own words (能喝 of 能喝豆浆吗).
+    if feeding is not None and foods and asking.food_intent not in decided:
+        weak = _asked_foods(analysis.views.text, foods, cuts, keywords, weak, asking)
     reading = keywords.get(asking.reading_intent)
     if reading is not None and not _has_reading(analysis, hits, cuts, asking):
         # Nothing to read (尿常规主要查什么): the test's words ask about the test, as weak words.
@@ -199,7 +216,8 @@ def _medicine_verbs(
     medicine asks the medicine intent (returned: verb start → that intent); a verb with an object
     in a question clause decides its intent. A clause's foods and medicines are gathered once, by two
     searches per list, and each verb's object is one search: no product of verbs and foods. A verb
-    with no object at all (能吃吗) stays the food intent: route_request then asks which food."""
+    with no object in its clause stays the food intent here (classify sends one followed by nothing but
+    particles, in a text with no food, to the advice intent: 下午还能吃么)."""
     foods = analysis.hits.get("food") or []
     redirected: dict[int, str] = {}
     in_clause: dict[int, list[tuple[int, bool]]] = {}  # clause → (start, is a food), built once per clause
@@ -268,6 +286,38 @@ def _feeding_questions(
             keywords.setdefault(food_intent, {})[food.term] = True
 
 
+def _asked_foods(
+    text: str, foods: list[Hit], cuts: list[int], keywords: dict[str, dict[str, bool]], weak: frozenset[str], asking: Asking,
+) -> frozenset[str]:
+    """A food or drink named in a clause that ends asking — in ?, in 吗 / 呢 / 多少 or a colloquial
+    ending (嘛, 么, 是吧) — is a weak keyword of the food intent (SPEC §4.2 revision 2: whether or how
+    much of a named food — 奶粉还喂吗, 配方奶要少冲点吗): a question about it and nothing else is the
+    food intent (the tie with a feeding word such as 奶粉 goes to the food intent by priority),
+    while any other topic the question names (拉肚子, 过敏, 怎么办) outweighs it. A clause that only
+    holds a question word (喂了几口粥, 怎么不吃奶了) does not ask about its food. Each clause with a
+    food is looked at once. Returns the weak words with those foods added."""
+    asked: list[str] = []
+    ends: dict[int, bool] = {}
+    for food in foods:
+        clause = bisect_right(cuts, food.start)
+        found = ends.get(clause)
+        if found is None:
+            lo, hi = _bounds(cuts, clause, len(text))
+            found = ends[clause] = (
+                text.startswith("?", hi)
+                or text.endswith(_ASKING_ENDS, lo, _clause_end(text, lo, hi))
+                or _ends_asking(text, lo, hi, asking)
+            )
+        if found:
+            asked.append(food.term)
+    if not asked:
+        return weak
+    words = keywords.setdefault(asking.food_intent, {})
+    for term in asked:
+        words[term] = True
+    return weak | frozenset(asked)
+
+
 def _asked_food(policy: Policy, analysis: Analysis) -> Classification:
     """No keyword at all: a question about a named food or drink is the food intent (SPEC §4.2
     revision 2: whether or how much of a named food — 给孩子喝温开水么, 萝卜要多少啊); anything else
@@ -316,6 +366,19 @@ def _has_reading(analysis: Analysis, hits: list[Hit], cuts: list[int], asking: A
         if _VALUE.search(text, lo, hi):
             return True
     return False
+
+
+def _no_object(text: str, verb: str, start: int, cuts: list[int]) -> bool:
+    """Whether the consume verb ``verb`` at ``start`` is followed by nothing but particles to its clause's
+    end (下午还能吃么): it names no food or drink. A verb of amount (喝多少, 可以多吃) asks about a
+    quantity of something named before it (榴莲可以多吃吗): never without an object."""
+    if "多" in verb:
+        return False
+    end = start + len(verb)
+    clause = bisect_left(cuts, end)
+    hi = cuts[clause] if clause < len(cuts) else len(text)
+    run = _NO_OBJECT.match(text, end, hi)
+    return run is not None and run.end() == hi
 
 
 def _bounds(cuts: list[int], clause: int, length: int) -> tuple[int, int]:

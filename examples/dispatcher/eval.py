@@ -115,7 +115,8 @@ CASES: list[Case] = [
     # clarify: ask, then route the text plus the reply; cancel; a loop that never resolves ends.
     Case("clarify_patient_then_read", ("doctor_assistant", None), "查一下最近的化验结果", "pass", ["route", "clarify", *EXEC],
          [ROUTE, ROUTE, PERM, "get_lab_results"], [lab("P0003", False)], replies=["P0003"], interrupts=["clarify"], answer=["P0003"]),
-    Case("clarify_food_then_read", PARENT, "能吃吗", "pass", ["route", "clarify", *EXEC], [ROUTE, ROUTE, PERM, "get_food_nutrients"],
+    # (an amount asks about a food; a bare 能吃吗 is knowledge since SPEC §4.2 revision 2 wants a named food)
+    Case("clarify_food_then_read", PARENT, "一天能吃多少", "pass", ["route", "clarify", *EXEC], [ROUTE, ROUTE, PERM, "get_food_nutrients"],
          [{"tool": "get_food_nutrients", "foods": ["苹果"]}], replies=["苹果"], interrupts=["clarify"], answer=["苹果"]),
     Case("clarify_other_patient_cancelled", ("doctor_assistant", "P0001"), "查一下P0002最近的化验结果", "refuse", ["route", "clarify:cancel"],
          [ROUTE], replies=["取消"], interrupts=["clarify"]),

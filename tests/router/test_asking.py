@@ -76,7 +76,9 @@ PARENTS = [
     ("忌口, no food -> knowledge", "饮食上要忌口吗", "knowledge"),
     ("不能吃什么, no food -> knowledge", "肾病综合征不能吃什么", "knowledge"),
     ("diet advice naming a food -> nutrition calc", "肾炎的孩子吃什么水果好", "nutrition_calc"),
-    ("a consume verb with no object stays nutrition calc (route asks the food)", "宝宝现在能吃吗", "nutrition_calc"),
+    # nutrition_calc needs a named food or drink: a verb that names none asks about what was said
+    # before (a medicine as often as a food) and is knowledge, as every other question without one
+    ("a consume verb with no object -> knowledge", "宝宝现在能吃吗", "knowledge"),
     ("a consume verb before a food the dictionary lacks -> nutrition calc", "肾病能吃石榴吗", "nutrition_calc"),
     ("a consume verb with the food in the clause before -> nutrition calc", "香蕉含钾多少？能不能吃", "nutrition_calc"),
     # feeding and fluids: never unknown

@@ -461,3 +461,60 @@ def test_parents_concept_families(router, text, intent):
     r = router.classify_intent(text)
     assert r.intent == intent, (r.intent, r.matched_keywords, r.candidates)
     assert r.fallback is None
+
+
+# --- parents' follow-ups and their words, second dev-side sample (SPEC §4.2 revision 2, issue 21) --
+# Each family both ways, in own sentences.
+
+PARENT_FOLLOW_UPS = [
+    # a consume verb followed by nothing but particles names no food or drink: knowledge
+    ("no object: may he drink (still)? -> knowledge", "那今晚还可以喝么", "knowledge"),
+    ("no object: a child's age, then may she eat -> knowledge", "四个多月大的宝宝能吃吗", "knowledge"),
+    ("no object: a little, a tag question -> knowledge", "现在可以喝点是么", "knowledge"),
+    ("no object: keep taking it -> knowledge", "已经好多了，还要继续吃么", "knowledge"),
+    ("no object: a drink the dictionary lacks, after the verb -> nutrition calc", "能喝薄荷水吗", "nutrition_calc"),
+    ("no object: a named food before the verb -> nutrition calc", "苹果孩子可以吃吗", "nutrition_calc"),
+    ("no object: an amount asks about something named before -> nutrition calc", "榴莲可以多吃吗", "nutrition_calc"),
+    ("no object: how much a day -> nutrition calc", "两岁一天喝多少", "nutrition_calc"),
+    # topic words of the second sample: knowledge, and a stronger question keeps its own intent
+    ("a chill as the cause -> knowledge", "是不是晚上踢被子受凉了", "knowledge"),
+    ("a chill in the story, a named fruit asked -> nutrition calc", "受凉以后能吃梨吗", "nutrition_calc"),
+    ("how the child feels -> knowledge", "宝宝看起来很难受", "knowledge"),
+    ("how the child feels, how serious asked -> risk assessment", "宝宝难受得厉害，要紧吗", "risk_assessment"),
+    ("the emergency room -> knowledge", "这样需要挂急诊吗", "knowledge"),
+    ("what it is called -> knowledge", "这个病叫什么", "knowledge"),
+    ("whether a saying holds -> knowledge", "老人说捂汗好得快，这个说法对吗", "knowledge"),
+    ("stool colour -> knowledge", "这两天便便有点发绿，还带血丝", "knowledge"),
+    ("stool colour, a report to look at -> lab result", "便便有点发绿，化验单帮我看看", "lab_result"),
+    ("a -炎 disease -> knowledge", "腮腺炎会传染给弟弟吗", "knowledge"),
+    ("a blood test in plain words -> knowledge", "需要去医院查一下血吗", "knowledge"),
+    ("a blood test with a result -> lab result", "查一下血，血红蛋白偏低", "lab_result"),
+    ("a fever patch is a medicine -> knowledge", "退烧贴可以一直贴着吗", "knowledge"),
+    # a request to look (您看看, 帮我看) asks as a question does; a blood test's sheet is a result to read
+    ("a request to look at a sheet, what to do asked -> lab result", "您看看这张化验单，接下来怎么办", "lab_result"),
+    ("a request to look, no result named -> knowledge", "您看看孩子这样还要不要去医院", "knowledge"),
+    ("a blood test's sheet in plain words -> lab result", "验血单拿到了，上面箭头多吗", "lab_result"),
+    ("a blood test to take in plain words -> knowledge", "去医院查个血要空腹吗", "knowledge"),
+    # 还是 asks a choice (A还是B): its clause is a question
+    ("a choice between named drinks -> nutrition calc", "晚上喝白开水还是果汁", "nutrition_calc"),
+    ("还是 in the story, what to do asked -> knowledge", "吃了药还是一直咳嗽，怎么办", "knowledge"),
+    # whether the child gets better on its own, and reassurance asked: risk_assessment
+    ("better on its own, without medicine -> risk assessment", "不打针的话会自己好吗", "risk_assessment"),
+    ("better on its own in the story, care asked -> knowledge", "听说这种疹子会自己好，平时怎么护理", "knowledge"),
+    ("reassurance asked -> risk assessment", "打完疫苗有点低烧，应该不会有事吧", "risk_assessment"),
+    ("how many weeks until better -> knowledge", "这种咳嗽要几周才能好", "knowledge"),
+    # a named food or drink in a clause that ends asking, and no other topic asked: nutrition_calc
+    ("a named milk asked about -> nutrition calc", "晚上那顿换成羊奶粉行吗？", "nutrition_calc"),
+    ("two named milks, a choice -> nutrition calc", "母乳和配方奶轮着来呢", "nutrition_calc"),
+    ("a named food and a how-much ending -> nutrition calc", "米糊一次冲多少", "nutrition_calc"),
+    ("a named milk and a complaint asked -> knowledge", "喝了羊奶粉就拉肚子怎么办", "knowledge"),
+    ("a named food in a clause that only holds a question word -> knowledge", "喂了几勺米糊就干呕", "knowledge"),
+    ("a named food told, the question elsewhere -> knowledge", "早上吃了米糊，这两天便秘是什么原因", "knowledge"),
+]
+
+
+@pytest.mark.parametrize(("text", "intent"), _rows(PARENT_FOLLOW_UPS))
+def test_parents_follow_ups(router, text, intent):
+    r = router.classify_intent(text)
+    assert r.intent == intent, (r.intent, r.matched_keywords, r.candidates)
+    assert r.fallback is None
