@@ -18,7 +18,7 @@ Decisions where the spec is silent (each has a row in tests/router/test_slots.py
   a past cue with 开始 only of its clause) are left out, and the highest current one wins; an upper
   bound (不到37度, 38.5以下) is no reading;
 * a number with decimals and no unit (37.5) in the sentence of a temperature word, before or after
-  it (体温降了，早上37.5; 36.1的温度), is a reading as one with 度 is — not a price, a body measure
+  it (体温退了些，上午37.6; 36.8这个温度), is a reading as one with 度 is — not a price, a body measure
   (体重37.5) or another unit's; no reading now, whatever its words: the usual temperature, the
   weather's (室外), a condition (只要, 就算), a threshold instruction after it (38.5以上吃, 39度再用),
   a fever that has been (烧过) with no now cue after it (the labelled pool, issue 21);
@@ -284,7 +284,7 @@ def reply_readings(d: Draft, analytes: list[Hit]) -> None:
 
 def _in_fever_sentence(d: Draft, start: int) -> bool:
     """A number with decimals and no unit (37.5, not 37.5元 or 38度) in the sentence of a temperature
-    word, before it or after it (体温降了，早上37.5中午37.1; 36.1的温度; 到现在是37.5,还会发烧吗), and
+    word, before it or after it (体温退了些，上午37.6下午37.2; 36.8这个温度; 现在量是37.4,还会再烧吗), and
     not in a clause about a body measure (体重37.5): a reading, as a number with 度 there is."""
     text, words = d.text, d.temperature_words
     if not words or _DECIMAL_READING.match(text, start) is None or _MEASURE_BEFORE.search(text, max(0, start - _MEASURE_REACH), start):
@@ -391,7 +391,7 @@ def temperature(d: Draft, cues: Callable[[str], Hits], patterns: tuple[tuple[re.
 def _not_a_reading_now(text: str, start: int, cues: list[Hit]) -> bool:
     """Words of the reading's clause that make it no reading of the child now: the usual
     temperature (平时体温36.5, 平常在37.3左右), the weather's or a room's (屋里温度有38℃), a
-    condition (只要烧到38.5, 就算38度多也…), or a fever said to have been (烧过一次，不高，38.3) with
+    condition (只要烧到38.5, 就算38度多也…), or a fever said to have been (前天烧过，最高38.2) with
     no now cue between."""
     clause = max(0, start - _CLAUSE_REACH)
     if _WEATHER.search(text, clause, start) or _CONDITION.search(text, clause, start):
