@@ -378,7 +378,80 @@ FORMS_2 = [
     ("a reply in Chinese numerals ends the message", "昨晚三十八度六。", {"temperature_c": 38.6}),
 ]
 
-ROWS = AGES + WEIGHTS + TEMPERATURES + OTHER_PEOPLE + SALTS_AND_DECIMALS + TEMPERATURES_2 + AGES_2 + DEV_MISSES + FORMS_2
+# Forms of the labelled pool's misses (issue 21, session 3): each a general form, read one way and
+# refused the other, in sentences of our own.
+FORMS_3 = [
+    # a reading with decimals and no unit in a sentence with a temperature word
+    ("decimals after a fever word further back in the sentence", "吃了药体温下来了，上午37.4下午36.9", {"temperature_c": 37.4}),
+    ("decimals before a temperature word in the sentence", "37.6的体温要紧吗", {"temperature_c": 37.6}),
+    ("decimals with a range's upper end", "今天一直在37.6-38.2的温度", {"temperature_c": 38.2}),
+    ("decimals in a sentence without a temperature word stay a number", "上午37.4下午36.9，吃饭还行", {"temperature_c": None}),
+    ("decimals of a price are no reading", "退烧贴买了一盒，花了36.5元", {"temperature_c": None}),
+    ("decimals of a body measure are no reading", "体重37.5，发烧两天了", {"temperature_c": None}),
+    ("decimals of a result after the fever word are no reading", "高烧两天了，查了淋巴细胞百分比36.8", {"temperature_c": None}),
+    ("decimals of a result in letters are no reading", "发热，crp 38.5", {"temperature_c": None}),
+    ("a result's name before the fever word leaves the reading", "化验结果出来了体温还是37.9", {"temperature_c": 37.9}),
+    ("decimals in the next sentence of the fever word are no reading", "发烧好了。妈妈买了38.5", {"temperature_c": None}),
+    ("体温计 before the number", "家里的体温计，37", {"temperature_c": 37.0}),
+    # no reading of the child now
+    ("the usual temperature anywhere in its clause", "平时早上起床量出来都是36度多", {"temperature_c": None}),
+    ("平时 then this time leaves the reading", "平时很少生病这次一下烧到39度", {"temperature_c": 39.0}),
+    ("平时 in a parenthesis leaves the reading after it", "吃得少(饭量不到平时一半)还低烧37.9", {"temperature_c": 37.9}),
+    ("the weather's temperature", "这几天屋里温度最高到了39℃了", {"temperature_c": None}),
+    ("outdoors without a temperature word is the child's", "从外面玩回来就烧到39℃了", {"temperature_c": 39.0}),
+    ("体温计 before a price is no reading", "体温计多少钱，38元", {"temperature_c": None}),
+    ("a condition is no reading", "只要烧到38.2就得去医院吗", {"temperature_c": None}),
+    ("a concession is no reading", "就算烧到38度多也还挺能玩", {"temperature_c": None}),
+    ("a concession of a fact keeps the reading", "即使吃了美林也还是39度", {"temperature_c": 39.0}),
+    ("an instruction after 以上", "医生说烧到38.5以上吃布洛芬", {"temperature_c": None}),
+    ("an instruction after 再", "等到39度再用退热栓", {"temperature_c": None}),
+    ("an event after 以上 is a reading", "昨晚烧到38.5以上吃了布洛芬", {"temperature_c": 38.5}),
+    ("a fever that has been, then its reading", "上午烧过，不算高，37.9", {"temperature_c": None}),
+    ("a fever that has been, then a now cue", "上午烧过，现在体温37.9", {"temperature_c": 37.9}),
+    # a story told in order that goes past the reading's day
+    ("an onset days back, then a later event still days back", "五天前晚上开始咳嗽，烧到38.7度，吃了药。前天开始拉肚子，今天还拉",
+     {"temperature_c": None}),
+    ("an onset days back, then only today", "五天前晚上开始咳嗽，烧到38.7度，吃了药，今天还拉肚子", {"temperature_c": 38.7}),
+    ("an onset days back, then the fever back", "五天前晚上开始发烧，烧到38.7度，前天又烧起来了", {"temperature_c": 38.7}),
+    ("last week's onset, then a later event", "上周三开始发烧，最高39度，前两天开始咳嗽", {"temperature_c": None}),
+    ("a later event, then the fever still there", "五天前晚上开始发烧，最高39.5度，前天起流鼻涕，今天还有点低烧", {"temperature_c": 39.5}),
+    ("a later event, then no fever now", "五天前晚上开始发烧，最高39.5度，前天起流鼻涕，今天没发烧", {"temperature_c": None}),
+    ("a reading today, then an earlier event", "今天烧到39度，前两天开始咳嗽", {"temperature_c": 39.0}),
+    ("a reading without a time, then an event days back", "发烧39度，前两天开始咳嗽", {"temperature_c": 39.0}),
+    ("a dated reading, the next day, then today", "12日晚上烧到38.2度，13日上午去医院输液，今天早上出疹子", {"temperature_c": None}),
+    ("a dated reading and the next day only", "12日晚上烧到38.2度，13日上午去医院输液", {"temperature_c": 38.2}),
+    # height and weight named together, their values after them
+    ("身高/体重 then the two values", "宝宝8个月，身高/体重：70.5/8.3，吃奶少", {"height_cm": 70.5, "weight_kg": 8.3}),
+    ("体重、身高 then the two values in that order", "体重、身高 9.5、72", {"height_cm": 72.0, "weight_kg": 9.5}),
+    ("the pair's weight in 斤", "身高/体重：70.5/16.6斤", {"height_cm": 70.5, "weight_kg": 8.3}),
+    ("a pair out of a child's range fills nothing", "身高/体重：3/5天", {"height_cm": None, "weight_kg": None}),
+    ("another person's pair fills nothing", "我爸身高/体重：170/70", {"height_cm": None, "weight_kg": None}),
+    # ages at a past moment, in a dose, of another child
+    ("a child's months with 就 are the age back then", "女儿5个月就断了母乳", {"age_years": None}),
+    ("才 + a child's months with 就 stay the age", "女儿才5个月就长牙了", {"age_years": 0.42}),
+    ("months and days with 开始 are the age back then", "两个月零十天开始喝奶粉", {"age_years": None}),
+    ("months and days alone stay the age", "两个月零十天，喝奶粉", {"age_years": 0.19}),
+    ("N岁起 is the age back then", "三岁起就爱出汗", {"age_years": None}),
+    ("a child word, months, 开始 stays the age", "宝宝6个月开始加米粉，怎么加", {"age_years": 0.5}),
+    ("N岁开始 inside a clause stays the age", "孩子3岁开始尿床", {"age_years": 3.0}),
+    ("出生N天出院 is the age back then", "出生四天出院以后一直吃奶少", {"age_years": None}),
+    ("满月后就 tells since when", "满月后就一直爱吐奶", {"age_years": None}),
+    ("满月后 + an event stays the age", "女宝满月后吐奶多", {"age_years": 0.08}),
+    ("从满月 tells since when", "从满月起就爱哭闹", {"age_years": None}),
+    ("满月开始 tells since when", "满月开始喝奶粉", {"age_years": None}),
+    ("过完满月 tells when", "过完满月就不黄了", {"age_years": None}),
+    ("an age in a drug's dose is no age", "药盒说明书上写2岁以内一次半包", {"age_years": None}),
+    ("一下 written for 以下 is a bound", "这个药4岁一下不能吃", {"age_years": None}),
+    ("一下子 after an age stays the age", "孩子4岁一下子长高了", {"age_years": 4.0}),
+    ("an elder child's age when the text names two children", "老大8岁，老二刚满月，都咳嗽", {"age_years": 0.08}),
+    ("an elder child's age when the text says the other one too", "我家大宝今年九岁，她前天也咳嗽了", {"age_years": None}),
+    ("an elder child's age alone is the patient's", "我家大宝今年九岁，前天起流鼻涕", {"age_years": 9.0}),
+    ("大的孩子 of two children", "家里两个孩子，大的孩子六岁，小儿子三岁，都发烧", {"age_years": 3.0}),
+    ("a pronoun's months said as only", "她才八个月，能喝梨水吗", {"age_years": 0.67}),
+    ("a pronoun's months without 才 are how long", "他两个月没长肉", {"age_years": None}),
+]
+
+ROWS = AGES + WEIGHTS + TEMPERATURES + OTHER_PEOPLE + SALTS_AND_DECIMALS + TEMPERATURES_2 + AGES_2 + DEV_MISSES + FORMS_2 + FORMS_3
 
 
 @pytest.fixture(scope="module")

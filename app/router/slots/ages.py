@@ -18,7 +18,13 @@ tests/router/test_slots_parents.py):
   N天 that is the whole message, from a week up (27天; 3天 answers "how long");
 * as the pediatric dev split writes them: years counted in 周 before months (一周两个月, 2周10个月,
   一周二 — but 两周 and 五周半 stay weeks), 1岁零2天, 年龄：13, 现在5个月, a child word + 今天 + N天;
-  快五岁了 and 一岁以内 are no age; two decimals are rounded half up (一个半月 = 0.13).
+  快五岁了 and 一岁以内 are no age; two decimals are rounded half up (一个半月 = 0.13);
+* as the labelled pool writes them (issue 21, session 3): an age right before 就 / 开始 / 起 / 出院
+  is the age at that moment (宝宝6个月就…, 两岁起…) unless 才 / 刚 / 现在 says it of now (and, for
+  开始 / 起, unless a child word leads the age or it is inside its clause); an age in a
+  drug's dose (说明书上…岁以下) or before 一下 (a bound written for 以下) is none; 满月后就 / 一直
+  tells since when; a pronoun's months after 才 / 刚 (她才九个月) are the child's age; an elder
+  child's values (大宝, 老大, 大的孩子) belong to another child when the text names two (``scan``).
 """
 
 from __future__ import annotations
@@ -72,7 +78,9 @@ _TO_GO = ("还有", "还差", "差", "再过", "还剩")
 _NOT_AN_AGE_BEFORE = ("直到", "直到他", "直到她", "直到我", "快", "快要", "马上", "将近", "就要", "差不多")
 _NOT_KID_OPENERS = ("我", "患", "病")
 _NOT_FULL_MONTH = ("未", "没", "不到", "没有", "还没")
-_PAST_FULL_MONTH = ("出了", "过了")
+_PAST_FULL_MONTH = ("出了", "过了", "过完", "从")
+# After 满月: since then (满月后就一直…, 满月以后都是…) — what has been so since, not the age now.
+_SINCE_FULL_MONTH = re.compile("(?:后|以后|之后)(?:就|一直|都|开始)|开始|起")
 # A child's N天 before an event is an age when it is a month or more (宝宝40天了白天都正常, 宝宝70天大便
 # 不正常: a parent says a duration that long in months) or said with 才 (我孩子才14天怎么爱翻白眼).
 _DAYS_OF_AGE = 28
@@ -93,6 +101,37 @@ _SEX_LEAD = re.compile("[男女](?:宝宝|宝|孩子|孩|童)?[ \t,:]*")
 _MONTHS_LEAD = re.compile("(?:是的|是|嗯|对)?(?:这|那)?(?:都|已经|已|现在|目前|才|刚刚|刚|有)*")
 _MONTHS_LEAD_INSIDE = re.compile("才|刚刚|刚")
 _LEAD_REACH = 6
+
+
+# Right after an age: the moment something happened or began (宝宝6个月就去打了疫苗, 一个月零十天开始
+# 加米粉, 两岁起爱流鼻血, 出生五天出院) — the age back then, no age now; unless the age is said as now or as "only"
+# before its number (才两个月就出牙, 现在5岁就近视了).
+_AT_A_MOMENT = ("就", "开始", "起", "出院", "住院")
+_NOT_A_MOMENT = ("起来", "就是")
+_AS_NOW = ("才", "刚", "刚刚", "只有", "现在", "目前", "今年", "已经", "都")
+# Before an age in its clause: a drug's dose (说明书上3岁以下半包, 用量：1岁一次5毫升), not the child's.
+_DOSAGE = re.compile("(?:说明书|说明单|说明上|说明写|用法用量|用量|剂量|药盒上)[^,。!?;\n]*$")
+_DOSAGE_REACH = 12
+_DOSAGE_WORDS = re.compile("说明|用量|剂量|药盒")
+
+
+def _not_now(d: Draft, start: int, number_start: int, end: int, led: bool = False) -> bool:
+    """An age at a past moment (``_AT_A_MOMENT``), in a dose (``_DOSAGE``), or a bound written
+    一下 for 以下 (3岁一下): no age of the child now. A child word before the age (``led``) or a
+    clause that it does not open keeps it with 开始 / 起: 宝宝6个月开始加米粉 is as often said of a
+    child who is six months now."""
+    text = d.text
+    if d.dosage is None:  # one pass per text, on first need, so that most texts skip the search per age
+        d.dosage = _DOSAGE_WORDS.search(text) is not None
+    dosage = d.dosage
+    if text.startswith(_AT_A_MOMENT, end) and not text.startswith(_NOT_A_MOMENT, end):
+        opens = start == 0 or text[start - 1] in _CLAUSE_OPENERS
+        began = text.startswith(("开始", "起"), end)
+        if not text.endswith(_AS_NOW, 0, number_start) and not (began and (led or not opens)):
+            return True
+    if text.startswith("一下", end) and not text.startswith("一下子", end):
+        return True
+    return dosage and _DOSAGE.search(text, max(0, start - _DOSAGE_REACH), start) is not None
 
 
 def kid_words(patient_words: tuple[str, ...], age_words: tuple[str, ...]) -> tuple[str, ...]:
@@ -163,6 +202,14 @@ def led_branches(kid_words: tuple[str, ...]) -> dict[str, tuple[str, str]]:
         ),
         # 满月, and 满周岁 / 刚周岁 (one year; 一周岁 is read as N岁).
         "full": ("满刚", f"(?:(?<=满)月(?![子饼份])|(?<=[满刚])周岁(?![半0-9{CHARS}]))"),
+        # 他才九个月, 她现在才两个多月: a pronoun's months said as "only" are a child's age (他 / 她
+        # keep the subject, SPEC §4.7); without 才 / 刚 (他两个月没来) they are how long.
+        "pro": (
+            "他她",
+            f"(?<=[他她])(?:现在|今年|目前)?(?:才|刚刚|刚|只有)[ \\t]*{number('pro')}[ \\t]*(?P<pro_u>个半月|个月半|个多月|个月)"
+            + _PLUS_DAYS.format("pro")
+            + _NOT_NOW_AFTER,
+        ),
         # 现在5个月, 现在才3个月零一点, 现在四个多月了: the child's age said as now.
         "now": (
             "现",
@@ -225,6 +272,8 @@ def on_age_span(m: re.Match[str], d: Draft) -> None:
         return  # 吃了两天小儿氨酚…, 这两天孩子…: how long or when, not how old
     if _PAST_MOMENT.search(d.text, max(0, start - 8), start):
         return  # 那时候她才出生9天: the age back then
+    if _not_now(d, start, start if kind == "kage" else m.start(kind + "_n"), m.end(), led=kind != "kage"):
+        return
     if kind == "kid" and m.start("kid_free") >= 0 and not (
         quantity["value"] >= _DAYS_OF_AGE or d.text.endswith(_ONLY, 0, m.start("kid_n"))
     ):
@@ -255,6 +304,8 @@ def on_month_sum(m: re.Match[str], d: Draft) -> None:
     months = d.quantity(m, m.start(), m.start("e"), "msum_u")
     days = d.quantity(m, *m.span("msum_n"), "msum_d")
     if months is None or days is None or (m.group("msum_u") == "月" and not m.group("msum_j")):
+        return
+    if _not_now(d, m.start(), m.start(), m.end()):
         return
     _set_days(m, d, months["value"] * _DAYS_PER_MONTH + days["value"])
 
@@ -322,8 +373,12 @@ def _set_days(m: re.Match[str], d: Draft, days: float, approximate: bool = False
 
 def on_full_month(m: re.Match[str], d: Draft) -> None:
     """满月 (刚满月, 满月了) is one month old, 满周岁 / 刚周岁 one year; 未满月 / 没满月 / 不到满月 is
-    less, and no age; 出了满月 / 过了满月 tells when something happened, not the age."""
+    less, and no age; 出了满月 / 过完满月 / 从满月 / 满月开始 tell when something happened or
+    since when, not the age."""
     start = m.start()  # the 满 or 刚: a led match starts at its first character
+    since = _SINCE_FULL_MONTH.match(d.text, m.end())
+    if since is not None:
+        return  # 满月后就一直…: since then, the age now unknown
     if not d.text.endswith(_NOT_FULL_MONTH + _PAST_FULL_MONTH, 0, start):
         d.set_age(start, m.end(), 1 / 12 if d.text[m.end() - 1] == "月" else 1.0)
 
@@ -355,6 +410,7 @@ def on_age(m: re.Match[str], d: Draft) -> None:
         or d.text.endswith(_NOT_AN_AGE_BEFORE, 0, start)
         or _PAST_AGE_BEFORE.search(d.text, max(0, start - 3), start)
         or _EVENT_AFTER.match(d.text, end)
+        or _not_now(d, start, start, end)
     ):
         return  # 12岁前 a past age, 12岁到20岁 a range, 直到20岁 a past span, 去年一岁 the age back then
     month_unit = m.group("agem_u")
@@ -384,6 +440,7 @@ HANDLERS: dict[str, Handler] = {
     "lage": on_leading_age,
     "kid": on_age_span,
     "now": on_age_span,
+    "pro": on_age_span,
     "born": on_age_span,
     "full": on_full_month,
     "age": on_age,

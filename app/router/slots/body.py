@@ -17,7 +17,19 @@ Decisions where the spec is silent (each has a row in tests/router/test_slots.py
   36.4; readings under a hypothetical or a past cue of their sentence (§4.7's words and patterns;
   a past cue with 开始 only of its clause) are left out, and the highest current one wins; an upper
   bound (不到37度, 38.5以下) is no reading;
-* a weight that is the whole message (7.5公斤, 12斤左右吧) is the child's.
+* a number with decimals and no unit (37.5) in the sentence of a temperature word, before or after
+  it (体温退了些，上午37.6; 36.8这个温度), is a reading as one with 度 is — not a price, a body measure
+  (体重37.5) or another unit's; no reading now, whatever its words: the usual temperature, the
+  weather's (室外), a condition (只要, 就算), a threshold instruction after it (38.5以上吃, 39度再用),
+  a fever that has been (烧过) with no now cue after it (the labelled pool, issue 21);
+* a story told in order that goes past the reading's day — the reading dated two days back or
+  more (六天前起病…, 上周三开始…) or by a day of the month, and after it a later event still two days
+  back or more (…前天开始拉肚子), or a later day and then today (…13日…今天) — leaves the reading in
+  the past, unless the fever is said to last or to come back (``_story_moved_on``; the dev split's
+  self-reports: 4 rows exact more, none fewer);
+* a weight that is the whole message (7.5公斤, 12斤左右吧) is the child's;
+* height and weight named together with their two values after them (身高/体重：70.5/8.3) are the
+  height and the weight, in the order named, when both are in a child's range.
 """
 
 from __future__ import annotations
@@ -38,13 +50,13 @@ _METRE_TAIL = r"[0-9]{1,2}(?![0-9.])|[零一二三四五六七八九]{1,2}"  # �
 _NOT_WEIGHT = frozenset("严加过超偏较沉")
 # Body temperature (SPEC §4.4): a number in this range with 度 / ℃ / °C after a temperature word.
 _TEMPERATURE = (35.0, 43.0)
-# Right after a temperature word, a number needs no unit: 烧到38.6, 体温：38, 最高三十九点二.
+# Right after a temperature word, a number needs no unit: 烧到38.6, 体温：38, 最高三十九点二, 体温计，38.
 # Between them: a colon, a comma (发烧，38.5), 是 / 到 / 一下 / 一次 (量了一次37.3), 一直 / 只有 / 还是
 # (体温只有35.6, 体温一直35.1-35.5之间), a verb of rising (体温升高38.8, 最高达到39), 有点高 / 偏高
 # (体温有点高37.3); after the
 # number no other unit (发烧3天, 烧了38小时), and a range's upper end counts too (37.4到38.9).
 _AFTER_WORD = re.compile(
-    "[ \\t:,]*(?:一直|只有|还是|升高到|升高|升到|升至|上升到|上升|达到|高达|达|又回到|回到|有点高|偏高|是|到|至|在|为|了|有|一下|一次)?"
+    "(?:计(?:上|上显示|显示)?(?:的|是)?)?[ \\t:,]*(?:一直|只有|还是|升高到|升高|升到|升至|上升到|上升|达到|高达|达|又回到|回到|有点高|偏高|是|到|至|在|为|了|有|一下|一次)?"
     f"[ \\t:]*(?P<n>[0-9]+(?:\\.[0-9]+)?(?![0-9]|\\.[0-9])|[{CHARS}]+)"
     f"(?:[ \\t]*(?:-|~|到|至)[ \\t]*(?P<n2>[0-9]+(?:\\.[0-9]+)?(?![0-9.])))?"
     "(?![ \\t]*(?:岁|天|个|小时|分钟|次|年|月|周|斤|公斤|kg|克|毫升|ml|号|日|点|%))"
@@ -66,6 +78,14 @@ _RANGE_START = re.compile("(?<![0-9.度°])(?P<n>[0-9]+(?:\\.[0-9]+)?)(?:度|°c
 REPLY_LENGTH = 40
 _REPLY_OPENING = re.compile("(?:现在|目前|刚才|刚刚|刚|这会儿?)?(?:是|有|也是|又|还是|量的|测的)?[ \\t]*")
 _READING = re.compile(f"(?:[0-9.]+|[{CHARS}]+)[ \\t]*(?:度|°c?)?(?:[0-9]|[{CHARS}])?")
+# A number with decimals and no unit that may be a reading in a fever sentence (``_in_fever_sentence``):
+# not a price, a ward, a share or a ratio after it.
+_DECIMAL_READING = re.compile("[0-9]{2}\\.[0-9]{1,2}(?![0-9])(?![ \\t]*(?:度|°|元|块|毛|号|床|楼|万|倍|%|/))")
+# A body measure before the number in its clause (体重37.5, 身高：95.5).
+_MEASURE_BEFORE = re.compile("(?:体重|身高|身长|头围|胸围|腰围)[^,。!?;\n]*$")
+_MEASURE_REACH = 12
+# A result's name between the fever word and the number (C反应蛋白38.5, 淋巴细胞百分比38.6, crp 38.5).
+_LAB_BEFORE = re.compile("(?:[a-z]|细胞|蛋白|百分比|比率|比例|压积|计数|指数|常规|化验|结果|报告|检查)[^,。!?;\n]*$")
 # After a reply's reading: nothing but an approximation and a particle (38度多, 37.5左右吧).
 _ENDS_MESSAGE = re.compile("(?:多|左右|了|啊|吧|呢)*[ \\t。!?]*$")
 # Before a number with ℃ / ° in its clause: the temperature of water, a room or the weather, not the
@@ -93,6 +113,16 @@ _DAY = re.compile(
     "|(?<![0-9.])(?:1[0-2]|0?[1-9])\\.(?P<d2>[1-3]?[0-9])(?![0-9]|\\.[0-9])(?=[号日早晚上下中凌当今出,]|$)"
 )
 _DAY_OPENING = re.compile("[0-9](?<![0-9.][0-9])")  # where a ``_DAY`` match can start
+# How far back a §4.7 time cue puts its event (``_days_ago``); only these kinds tell when.
+_TIMES = frozenset({"past", "now"})
+_AGO_WORDS = {"前天": 2, "前两天": 2, "前几天": 3, "前些天": 3, "前些日子": 3, "上周": 7, "上星期": 7, "上个月": 30, "去年": 365, "前年": 730}
+_AGO = re.compile("(?P<n>[0-9]{1,2}|[一两三四五六七八九十几半]{1,3})[多半]?(?P<u>天|个?周|个?星期|个多?月|年)[多半]?(?:以前|之前|前)")
+_AGO_UNITS = {"天": 1, "周": 7, "星期": 7, "月": 30, "年": 365}
+# A fever still there, said after the story's later events (…前天起流鼻涕，今天还有点低烧): the
+# reading is of the illness that goes on.
+_STILL = re.compile("(?:还|仍|仍然|依然|一直|今天|现在|目前)[^,。!?;\n没不无退]{0,3}?(?:发烧|发热|低烧|高烧|烧)")
+# Today in a story told by days of the month (…13日上午打针…今天出疹…).
+_TODAY = re.compile("今天|今早|今晚|今日|至今")
 _RETURNED = re.compile("又(?:开始)?(?:发烧|发热|烧|起来|高|升|热)|反复")
 # The §4.7 cues that say a reading is not the child's temperature now, and those that end their
 # scope (a now cue or a contrast: 上次烧到40度，现在38度 reads 38).
@@ -103,8 +133,25 @@ _CLAUSE_MARK = re.compile("[,。!?;、\n]")
 _PAST_WHEN = re.compile("(?<!最高的)(?<!最高)(?<!高的)时候|那时")  # not 最高的时候: the peak of this fever
 _WHEN_REACH = 8
 # Before a reading in its clause: the child's usual temperature (平时, 一般), not one now.
-_USUAL = re.compile("(?:平时|平常|一般|通常|正常(?:是|都是|在))[^,。!?;\n]*$")
+_USUAL = re.compile("(平时|平常|一般|通常|正常(?:是|都是|在))[^,。!?;\n()]*$")
 _SENTENCE_END = re.compile("[。!?;\n]")
+# In the reading's clause before it (``_not_a_reading_now``): the weather's or a room's temperature
+# (屋里温度…40℃), a condition right before it (只要烧到38.5, 就算38度多; not 即使吃了药也还是39度,
+# a fact), a fever that has been (烧过, 发过烧); after it, an instruction for a threshold (38.5以上吃,
+# 到39度再用药).
+_CLAUSE_REACH = 20
+_WEATHER = re.compile("(?:(?:室外|户外|室内|屋里|屋内|房间|外面|外边|天气)的?温度|室温|气温|水温|奶温|洗澡水|泡澡水)[^,。!?;\n()]*$")
+_CONDITION = re.compile("(?:只要|就算|即使|哪怕|即便)(?:体温|温度)?(?:发烧|发热|高烧|烧)?(?:到|是|有|在|了)?[ \\t]*$")
+_HAD_FEVER = re.compile("烧过|热过|发过烧")
+_THIS_TIME = re.compile("这次|这回|这一次")
+_CLUES = re.compile(
+    "平时|平常|一般|通常|正常|温度|室温|气温|水温|奶温|洗澡水|泡澡水|只要|就算|即使|哪怕|即便|烧过|热过|发过烧"
+)
+_INSTRUCTION = re.compile(
+    "[ \\t]*(?:(?:及|或)?以上(?:的时候|时)?[ \\t]*(?:再|才|就|要|需要)?(?:吃|用|服|喂|打|塞)"
+    "|(?:的时候|时)?(?:再|才|就要|就得|就该)(?:吃|用|服|喂|给|打|塞))(?!了)"
+)
+_INSTRUCTION_WORDS = re.compile("以上|再|才|就要|就得|就该")
 # A clock time before 时候 (昨晚11点时候发烧39.2度, 三点的时候) dates a reading, it is not "back then".
 _CLOCK = re.compile("点的?$")
 # An upper bound is no reading: 体温一直没到37度, 发烧在38.3以下 (the child's temperature is below it).
@@ -128,6 +175,14 @@ _CHANGE = ("增加了", "增加", "增长了", "增长", "长了", "涨了", "�
            "多了", "减少了", "下降了", "长", "涨")
 _CURRENT = re.compile("(?:现在|目前|如今|今年|现)(?:我|是|有|已经|已|才|只有|体重)*[ \t]*$")
 BIRTH_RANK, STATED_RANK, CURRENT_RANK = 0, 1, 2
+# Height and weight named together, then their two values in the same order (``measure_pairs``).
+_PAIR = re.compile(
+    "(?:(?P<h1>身高|身长)[ \\t]*[/、和与]?[ \\t]*体重|体重[ \\t]*[/、和与]?[ \\t]*(?:身高|身长))[ \\t:=是为]*"
+    "(?P<a>[0-9]{1,3}(?:\\.[0-9]+)?)[ \\t]*(?:cm|厘米|公分|kg|公斤|千克)?[ \\t]*[/、,][ \\t]*"
+    "(?P<b>[0-9]{1,3}(?:\\.[0-9]+)?)(?![0-9.])[ \\t]*(?P<u>斤|公斤|千克|kg|cm|厘米|公分)?"
+)
+_HEIGHT_RANGE = (30.0, 200.0)
+_WEIGHT_RANGE = (1.5, 150.0)
 _WRITER_RANKS = 3  # a writer's weight with a patient word after it ranks this much lower
 
 # Unit tails (after a number at the match start): 30斤重, 1.2米, 38.5度.
@@ -205,20 +260,43 @@ def _body_range(text: str, start: int, end: int) -> bool:
 def reply_readings(d: Draft, analytes: list[Hit]) -> None:
     """Readings without a temperature word right before them (``REPLY_LENGTH``): the candidates the
     scan kept in ``Draft.replies`` that open the message, or end a short one without a temperature
-    word, unless they are a bound (超过38.5, 38.5以下) or follow a lab word (白蛋白38.5)."""
+    word, or are written with decimals in a sentence with a temperature word (``_in_fever_sentence``),
+    unless they are a bound (超过38.5, 38.5以下) or follow a lab word (白蛋白38.5)."""
     text = d.text
     short = len(text) <= REPLY_LENGTH and not d.temperature_words
     for start, value in d.replies.items():
         reading = _READING.match(text, start)
         end = reading.end() if reading else start
-        if not (_REPLY_OPENING.fullmatch(text, 0, start) or (short and _ENDS_MESSAGE.match(text, end))):
+        replied = _REPLY_OPENING.fullmatch(text, 0, start) is not None or (short and _ENDS_MESSAGE.match(text, end) is not None)
+        if not replied and not _in_fever_sentence(d, start):
             continue
         if text.endswith(_THRESHOLD_BEFORE, 0, start) or _below(text, start, end) or not _body_range(text, start, end):
             continue
         if any(h.end <= start <= h.end + 3 for h in analytes):
             continue
         d.readings[start] = value
-        d.replied.add(start)
+        if replied:
+            d.replied.add(start)
+        else:  # 37.8-38的体温: a range's upper end in body range counts too
+            upper = _RANGE_END.match(text, end)
+            if upper is not None and in_range(top := float(upper.group("n"))) and not _below(text, upper.start("n"), upper.end()):
+                d.readings[upper.start("n")] = top
+
+
+def _in_fever_sentence(d: Draft, start: int) -> bool:
+    """A number with decimals and no unit (37.5, not 37.5元 or 38度) in the sentence of a temperature
+    word, before it or after it (体温退了些，上午37.6下午37.2; 36.8这个温度; 现在量是37.4,还会再烧吗), and
+    not in a clause about a body measure (体重37.5): a reading, as a number with 度 there is."""
+    text, words = d.text, d.temperature_words
+    if not words or _DECIMAL_READING.match(text, start) is None or _MEASURE_BEFORE.search(text, max(0, start - _MEASURE_REACH), start):
+        return False
+    index = bisect_left(words, start, key=START)
+    since = max(0, start - _MEASURE_REACH, words[index - 1].end if index else 0)
+    if _LAB_BEFORE.search(text, since, start):
+        return False  # 发烧三天，C反应蛋白38.5: a result after the fever word, not a temperature
+    return (index > 0 and d.same_sentence(words[index - 1].end, start)) or (
+        index < len(words) and d.same_sentence(start, words[index].start)
+    )
 
 
 def unitless_readings(d: Draft) -> None:
@@ -275,6 +353,10 @@ def temperature(d: Draft, cues: Callable[[str], Hits], patterns: tuple[tuple[re.
     found.sort(key=START)
     days = _days(text) if "号" in text or "日" in text or "." in text else []
     best: float | None = None
+    clues = _CLUES.search(text) is not None  # one pass each, so that most texts skip the searches per reading
+    instructions = _INSTRUCTION_WORDS.search(text) is not None
+    times = [cue for cue in found if cue.payload.kind in _TIMES]
+    moved_on = _story_moved_on(text, times, days) if times or days else None
     for start, value in d.readings.items():
         if start < over or (days and _earlier_day(text, days, start)):
             continue
@@ -290,8 +372,12 @@ def temperature(d: Draft, cues: Callable[[str], Hits], patterns: tuple[tuple[re.
             or cue.payload.kind == "hypothetical" and _CLAUSE_MARK.search(text, cue.end, start) is None
         ):
             continue
-        if _USUAL.search(text, max(0, start - _WHEN_REACH), start):
-            continue  # 平时体温36.5, 平常在37.3左右: the usual temperature, not a reading now
+        if clues and _not_a_reading_now(text, start, found):
+            continue
+        if moved_on is not None and moved_on(start):
+            continue
+        if instructions and (reading := _READING.match(text, start)) is not None and _INSTRUCTION.match(text, reading.end()):
+            continue  # 38.5以上吃, 到39度再用: a threshold to act on, not a reading
         if start in d.replied and _past_after(text, start, found):
             continue  # 38.3那是前天: a reply dated after its reading
         when = _PAST_WHEN.search(text, max(0, start - _WHEN_REACH), start)
@@ -301,6 +387,82 @@ def temperature(d: Draft, cues: Callable[[str], Hits], patterns: tuple[tuple[re.
             continue
         best = value if best is None else max(best, value)
     return best
+
+
+def _not_a_reading_now(text: str, start: int, cues: list[Hit]) -> bool:
+    """Words of the reading's clause that make it no reading of the child now: the usual
+    temperature (平时体温36.5, 平常在37.3左右), the weather's or a room's (屋里温度有38℃), a
+    condition (只要烧到38.5, 就算38度多也…), or a fever said to have been (前天烧过，最高38.2) with
+    no now cue between."""
+    clause = max(0, start - _CLAUSE_REACH)
+    if _WEATHER.search(text, clause, start) or _CONDITION.search(text, clause, start):
+        return True
+    usual = _USUAL.search(text, clause, start)
+    if usual is not None and not _now_between(text, usual.end(1), start, cues):
+        return True  # not 平时很少生病，这次烧到39度
+    had = None
+    for had in _HAD_FEVER.finditer(text, clause, start):
+        pass
+    return had is not None and _SENTENCE_END.search(text, had.end(), start) is None and not _now_between(text, had.end(), start, cues)
+
+
+def _now_between(text: str, start: int, end: int, cues: list[Hit]) -> bool:
+    """A now cue of §4.7 (今天, 现在) or 这次 / 这回 in ``text[start:end]``."""
+    index = bisect_left(cues, start, key=START)
+    if any(cue.payload.kind == "now" for cue in cues[index : bisect_left(cues, end, key=START)]):
+        return True
+    return _THIS_TIME.search(text, start, end) is not None
+
+
+def _days_ago(cue: Hit) -> int | None:
+    """How many days back a time cue of §4.7 puts its event: 0 for a now cue, 2 for 前天, 7 for
+    上周, N for N天前 (and for 从N天前, since then); None when it does not say (以前, 上次)."""
+    term = cue.term[1:] if cue.term.startswith("从") else cue.term
+    if cue.payload.kind == "now" and term == cue.term:
+        return 0
+    if term in _AGO_WORDS:
+        return _AGO_WORDS[term]
+    m = _AGO.fullmatch(term)
+    if m is None:
+        return None
+    count = 3 if m.group("n") == "几" else parse_number(m.group("n"))
+    return None if count is None else int(count * _AGO_UNITS[m.group("u").lstrip("个").rstrip("多")])
+
+
+def _story_moved_on(text: str, cues: list[Hit], days: list[tuple[int, int]]) -> Callable[[int], bool]:
+    """Whether a story told in order has gone past a reading's day: the reading is dated by a past
+    cue two days back or more (六天前起病…，烧到39度) or by a day of the month (12日晚上38.2), and
+    after it the text tells a later event still two days back or more (…前天开始拉肚子: the reading
+    is older), or a later day of the month and then today (…13日…今天), with nothing after it
+    saying the fever lasts or came back. Its reading is of a past day (LABELS.md: current = today,
+    these days). Everything the test needs is read once per text (suffix minima and maxima), so
+    each reading costs two searches in sorted lists."""
+    never = len(text) + 1
+    lasting = [m.start() for pattern in (_LASTING, _RETURNED, _STILL) for m in pattern.finditer(text)]
+    last_lasting = max(lasting, default=-1)
+    backs = [_days_ago(cue) for cue in cues]
+    nearest_later = [never] * (len(cues) + 1)  # the fewest days back (≥ 2) of the cues from i on
+    for i in range(len(cues) - 1, -1, -1):
+        back = backs[i]
+        nearest_later[i] = min(nearest_later[i + 1], back if back is not None and back >= _DAYS_PAST else never)
+    last_today = max((m.start() for m in _TODAY.finditer(text)), default=-1)
+    latest_day = [-1] * (len(days) + 1)  # the latest day of the month named from i on, before a today
+    for i in range(len(days) - 1, -1, -1):
+        at, day = days[i]
+        latest_day[i] = max(latest_day[i + 1], day if at < last_today else -1)
+
+    def moved_on(start: int) -> bool:
+        if last_lasting >= start:
+            return False
+        index = bisect_left(cues, start, key=START)
+        day_index = bisect_left(days, (start, 0)) if days else 0
+        if day_index > 0 and (index == 0 or days[day_index - 1][0] > cues[index - 1].start):
+            day = days[day_index - 1][1]  # dated by a day of the month
+            return nearest_later[index] < never or latest_day[day_index] > day
+        back = backs[index - 1] if index else None
+        return back is not None and back >= _DAYS_PAST and nearest_later[index] < back
+
+    return moved_on
 
 
 def _over(text: str, first: int) -> int:
@@ -443,6 +605,24 @@ def _metres(m: re.Match[str], d: Draft, start: int, stop: int, unit: str, tail: 
     d.numbers.append({"value": value, "unit": d.cased[m.start(unit) : m.end(unit)], "raw": d.cased[start:end]})
     if d.height is None and (stated or (isinstance(value, float) and value < 3)) and not d.others(start):
         d.height = round(float(value * 100), 1)
+
+
+def measure_pairs(d: Draft) -> None:
+    """身高/体重：70.5/8.3, 体重、身高 9.5、72: two measures named together, their values after them in
+    the same order (a form's line), both in a child's range: the height, and the weight unless one
+    was read already."""
+    for m in _PAIR.finditer(d.text):
+        first, second = float(m.group("a")), float(m.group("b"))
+        height, weight = (first, second) if m.group("h1") else (second, first)
+        unit = "斤" if m.group("u") == "斤" and m.group("h1") else "kg"  # 70.5/16.6斤: the weight's unit
+        kilograms = weight * (0.5 if unit == "斤" else 1)
+        if not (_HEIGHT_RANGE[0] <= height <= _HEIGHT_RANGE[1] and _WEIGHT_RANGE[0] <= kilograms <= _WEIGHT_RANGE[1]):
+            continue
+        if d.others(m.start()):
+            continue
+        d.height = round(height, 1)  # over 身高 9.5 read alone from 体重、身高 9.5、72
+        if d.weight is None:
+            set_weight(d, m.start(), weight, unit, STATED_RANK)
 
 
 def _unit_end(text: str, start: int) -> int:

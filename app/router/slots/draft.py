@@ -61,7 +61,7 @@ class Draft:
     __slots__ = ("cased", "text", "reference", "foods", "masks", "ids", "dates", "numbers", "measures",
                  "age", "weight", "height", "window", "clause_marks", "age_end", "weight_rank",
                  "subjects", "children", "last_patient", "last_other", "age_provisional", "temperature_words",
-                 "sentence_ends", "readings", "replies", "replied", "age_approximate", "age_current")
+                 "sentence_ends", "readings", "replies", "replied", "age_approximate", "age_current", "dosage")
 
     def __init__(self, views: TextViews, reference: date, foods: list[Hit], masks: list[tuple[int, int]]):
         self.cased, self.text, self.reference, self.foods, self.masks = views.cased, views.text, reference, foods, masks
@@ -94,6 +94,7 @@ class Draft:
         self.age_provisional = False  # the age read is the writer's, and a patient word follows it
         self.temperature_words: list[Hit] = []
         self.sentence_ends: list[int] | None = None  # read on first need
+        self.dosage: bool | None = None  # whether a dose's word is in the text (ages._not_now), on first need
 
     def quantity(
         self, m: re.Match[str], start: int, stop: int, unit: str | None = None, half: str | None = None

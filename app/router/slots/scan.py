@@ -68,7 +68,7 @@ _TERM, _PAYLOAD, _START = attrgetter("term"), attrgetter("payload"), attrgetter(
 # Where each family's branches sit among the others: at one position, the first branch that fits
 # wins (a date before a plain number, an age in months before a portion of 个).
 _TAIL_ORDER = ("md", "ago", "wsuf", "msum", "msub", "yweek", "kage", "amon", "lage", "age", "wt2", "jl", "mid", "metre", "temp", "q")
-_LED_ORDER = ("pid", "num", "win", "mage", "yage", "kid", "born", "full", "now", "wt", "ht", "rel")
+_LED_ORDER = ("pid", "num", "win", "mage", "yage", "kid", "born", "full", "now", "pro", "wt", "ht", "rel")
 
 
 def _unit_pattern(units: set[str]) -> str:
@@ -250,6 +250,12 @@ class SlotExtractor:
                 others = [h for h in others if h.term not in self._kin_children]
             if patients and others:  # 朋友 inside 小朋友 is the patient word, not a friend
                 others = _not_inside(others, patients)
+            if patients and "大" in text:
+                elders = [h for h in patients if h.term in _ELDER or (h.term in _CHILD_NOUNS and text.endswith(("大", "大的"), 0, h.start))]
+                if elders and _two_children(text, elders[0].end):  # 大宝今年12岁，他也…: the other child
+                    elder_starts = {h.start for h in elders}
+                    patients = [h for h in patients if h.start not in elder_starts]
+                    others = sorted(others + elders, key=_START)
             writers: list[int] = []
             if any(word in text for word in self._selves):  # most texts name no writer: no pass for one
                 # 我 opening a subject word (我儿子, 我爸) is that word, not the writer.
@@ -333,6 +339,8 @@ class SlotExtractor:
             body.unitless_readings(draft)
         if draft.replies:
             body.reply_readings(draft, analytes)
+        if (draft.weight is None or draft.height is None) and "体重" in views.text and ("身高" in views.text or "身长" in views.text):
+            body.measure_pairs(draft)
         if draft.readings:
             temperature = body.temperature(draft, self._cues, self._cue_patterns)
         meals = list(dict.fromkeys(map(_PAYLOAD, hits.group("meal"))))
@@ -384,6 +392,21 @@ class Reading:
     def extract(self, views: TextViews, hits: Hits, policy_version: str) -> SlotsResult:
         read = self._read if views is self._views and hits is self._hits else None
         return self._extractor.extract(views, hits, self._reference, policy_version, read)
+
+
+# An elder child of several (大宝, 老大, 大儿子, 大的孩子) is another child than the one the text asks
+# about when it names two children (老二, 小的, 两个孩子) or says the other one too (大宝5岁，她也…):
+# the elder's values fill nothing (evals/peds/LABELS.md: 老大8岁 when the patient is 老二).
+_ELDER = frozenset({"大宝", "老大"})
+_CHILD_NOUNS = frozenset({"儿子", "女儿", "孩子", "小孩", "宝宝", "闺女", "宝"})
+_TWO_CHILDREN = re.compile("二宝|老二|小宝|小的|二胎|小儿子|小女儿|(?:两个|俩|二个)(?:小孩|孩子|宝宝|娃|宝)")
+_ALSO = re.compile("[他她][^,。!?;\n]{0,6}也")
+
+
+def _two_children(text: str, after: int) -> bool:
+    """Whether the text names a second child (``_TWO_CHILDREN``), or says of the elder after it that
+    it too (``_ALSO``)."""
+    return _TWO_CHILDREN.search(text) is not None or _ALSO.search(text, after) is not None
 
 
 def _not_inside(hits: list[Hit], words: list[Hit]) -> list[Hit]:
