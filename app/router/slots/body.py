@@ -133,20 +133,23 @@ _CLAUSE_MARK = re.compile("[,。!?;、\n]")
 _PAST_WHEN = re.compile("(?<!最高的)(?<!最高)(?<!高的)时候|那时")  # not 最高的时候: the peak of this fever
 _WHEN_REACH = 8
 # Before a reading in its clause: the child's usual temperature (平时, 一般), not one now.
-_USUAL = re.compile("(平时|平常|一般|通常|正常(?:是|都是|在))[^,。!?;\n()]*$")
+_USUAL_WORDS = ("平时", "平常", "一般", "通常")
+_USUAL = re.compile(f"({'|'.join(_USUAL_WORDS)}|正常(?:是|都是|在))[^,。!?;\n()]*$")
 _SENTENCE_END = re.compile("[。!?;\n]")
 # In the reading's clause before it (``_not_a_reading_now``): the weather's or a room's temperature
 # (屋里温度…40℃), a condition right before it (只要烧到38.5, 就算38度多; not 即使吃了药也还是39度,
 # a fact), a fever that has been (烧过, 发过烧); after it, an instruction for a threshold (38.5以上吃,
 # 到39度再用药).
 _CLAUSE_REACH = 20
-_WEATHER = re.compile("(?:(?:室外|户外|室内|屋里|屋内|房间|外面|外边|天气)的?温度|室温|气温|水温|奶温|洗澡水|泡澡水)[^,。!?;\n()]*$")
-_CONDITION = re.compile("(?:只要|就算|即使|哪怕|即便)(?:体温|温度)?(?:发烧|发热|高烧|烧)?(?:到|是|有|在|了)?[ \\t]*$")
-_HAD_FEVER = re.compile("烧过|热过|发过烧")
+_WEATHER_WORDS = ("室温", "气温", "水温", "奶温", "洗澡水", "泡澡水")
+_WEATHER = re.compile(f"(?:(?:室外|户外|室内|屋里|屋内|房间|外面|外边|天气)的?温度|{'|'.join(_WEATHER_WORDS)})[^,。!?;\n()]*$")
+_CONDITION_WORDS = ("只要", "就算", "即使", "哪怕", "即便")
+_CONDITION = re.compile(f"(?:{'|'.join(_CONDITION_WORDS)})(?:体温|温度)?(?:发烧|发热|高烧|烧)?(?:到|是|有|在|了)?[ \\t]*$")
+_HAD_FEVER_WORDS = ("烧过", "热过", "发过烧")
+_HAD_FEVER = re.compile("|".join(_HAD_FEVER_WORDS))
 _THIS_TIME = re.compile("这次|这回|这一次")
-_CLUES = re.compile(
-    "平时|平常|一般|通常|正常|温度|室温|气温|水温|奶温|洗澡水|泡澡水|只要|就算|即使|哪怕|即便|烧过|热过|发过烧"
-)
+# A word every match of the four above holds (温度 of the weather's): a text with none skips them.
+_CLUES = re.compile("|".join((*_USUAL_WORDS, "正常", "温度", *_WEATHER_WORDS, *_CONDITION_WORDS, *_HAD_FEVER_WORDS)))
 _INSTRUCTION = re.compile(
     "[ \\t]*(?:(?:及|或)?以上(?:的时候|时)?[ \\t]*(?:再|才|就|要|需要)?(?:吃|用|服|喂|打|塞)"
     "|(?:的时候|时)?(?:再|才|就要|就得|就该)(?:吃|用|服|喂|给|打|塞))(?!了)"
