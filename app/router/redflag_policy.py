@@ -324,8 +324,8 @@ def compile_rules(p0: P0Entry, context: ContextEntry) -> RedFlagRules:
     # The infant's age is the slot readers' (redflags._young_infant, SPEC §4.4); only the words that
     # say "newborn" without an age are read here: 新生儿, 未满月 / 没满月 / 不到满月, 刚满月, 满月, 刚出生.
     newborn = re.compile("新生儿|未满月|刚满月|没满月|不到满月|(?<![未没刚到])满月(?![酒宴照])|刚出生")
-    # 烫 only said of the body (身上有点烫, 额头挺烫, 摸着烫): 水有点烫 is the bath.
-    fever_word = re.compile("发烧|发热|发高烧|高烧|低烧|烧起来|发烫|很烫|滚烫|烫手|体温高|体温偏高"
+    # 烫 only said of the body (身上有点烫, 额头挺烫, 摸着烫): 水有点烫 is the bath; 有点烧 not 烧心 (heartburn).
+    fever_word = re.compile("发烧|发热|发高烧|高烧|低烧|烧起来|发烫|很烫|滚烫|烫手|体温高|体温偏高|有点烧(?!心)|有些烧(?!心)"
                             "|(?:身上|身体|头|额头|脑门|浑身|全身|后背|背上|脖子|肚子|手心|脚心|摸着|摸起来)(?:有点|有些|挺|好|都)?烫")
     kid = "|".join(re.escape(fold(w)) for w in sorted(context.patient_words, key=len, reverse=True))
     time_words = [fold(w) for e in context.cues if e.kind in ("now", "past", "now_clause", "ongoing", "then") and e.direction == "before"
