@@ -57,6 +57,8 @@ HARD = [
     ("a nappy not wet all day", "纸尿裤一整天都没湿", "anuria"),
     ("a soft pattern never takes a hard term's place: 吐了一晚上", "宝宝吐了一晚上", "vomits_everything"),
     ("nor 连水都不喝 after a feed word", "喂她连水都不喝", "unable_to_drink"),
+    ("feeds slowly, no strength", "女儿吃奶吃一会就没力气", "unable_to_drink"),
+    ("nothing kept down", "孩子连奶都留不住", "vomits_everything"),
 ]
 
 SOFT = [
@@ -108,6 +110,11 @@ SOFT = [
     ("every feed comes back, 喂奶", "每次喂奶都会吐", "vomits_everything"),
     ("a mouth rather dry", "孩子嘴唇有点干", "dehydration"),
     ("a stool a little red", "便便有些红", "gi_bleeding"),
+    ("not much taken at a feed", "每顿奶都吃不了多少", "unable_to_drink"),
+    ("not swallowing", "奶喂到嘴里也不往下咽", "unable_to_drink"),
+    ("the milk not wanted any more", "这两天母乳也不要了", "unable_to_drink"),
+    ("only a few sucks", "一次只吸两三口", "unable_to_drink"),
+    ("dark yellow urine", "小便颜色深黄", "dehydration"),
 ]
 
 LOOK_ALIKES = [
@@ -128,6 +135,9 @@ LOOK_ALIKES = [
     ("two meals of food a day", "一天只吃两顿饭"),
     ("a back massage by pinching", "给宝宝捏脊可以吗"),
     ("a fever back after an antipyretic is the ordinary course", "吃了美林退了，半夜又烧了"),
+    ("a sore throat's name", "医生说是咽炎"),
+    ("a bottle refused, the spoon taken", "奶瓶不吃，用勺子喂"),
+    ("a parent's purchase", "这种奶粉不要买"),
     ("a nappy that is wet", "尿不湿湿了"),
     ("food absorbed poorly", "孩子吸收不好，长得慢"),
     ("bath water that is hot for a young baby", "宝宝五十天，洗澡水有点烫"),
