@@ -104,9 +104,11 @@ def _patterns(rules: RedFlagRules, text: str, p0: list[Hit] | None) -> list[Ment
     j = 0  # safe phrases are in text order and none contains another: one pointer walks them
     for candidate in prefilter.finditer(text):
         position = candidate.start()
+        # the patterns that open with the two characters here, else with the first one alone
+        tried = starts.get(text[position : position + 2]) or starts[candidate.group()]
         while j < len(safe) and safe[j].end <= position:
             j += 1
-        for pattern, name, concept in starts[candidate.group()]:
+        for pattern, name, concept in tried:
             m = pattern.match(text, position)
             if m is None or (j < len(safe) and safe[j].start <= position and m.end() <= safe[j].end):
                 continue  # no match, or inside a safe phrase

@@ -1,5 +1,7 @@
 """``required_char``: a character every match of a pattern holds (the last one it names), so a text
-without it is not scanned. A character named wrongly would hide a cue: each row names a shape."""
+without it is not scanned; ``heads``: the one or two characters every match opens with, so a
+red-flag pattern is tried only where they stand. A character named wrongly would hide a cue or a
+red flag: each row names a shape."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ import re
 
 import pytest
 
-from app.router.patterns import required_char
+from app.router.patterns import heads, required_char
 from app.router.policy import load_policy
 from app.router.slots import body
 
@@ -46,6 +48,55 @@ def test_policy_cue_patterns_match_only_texts_with_their_characters() -> None:
                 assert needed in m.group(), (pattern.pattern, needed)
                 matches += 1
     assert matches >= len(TEXTS)  # the texts do exercise the patterns
+
+
+HEAD_CASES = [
+    ("a literal word", "从前", {"从前"}),
+    ("a single character", "吐", {"吐"}),
+    ("a choice of words", "(?:不好好|不爱)(?:喝|吃)", {"不好", "不爱"}),
+    ("an optional second character", "吐了?x", {"吐了", "吐x"}),
+    ("an optional group may end the match", "x(?:y)?", {"x", "xy"}),
+    ("a branch that ends early", "(?:ab|c)d", {"ab", "cd"}),
+    ("a repeat of zero or more", "a{0,3}b", {"aa", "ab", "b"}),
+    ("an unbounded repeat", "a*b", {"aa", "ab", "b"}),
+    ("a class of a few", "[2-4]天", {"2天", "3天", "4天"}),
+    ("look-behinds consume nothing", "(?:(?<=大)便|拉)血", {"便血", "拉血"}),
+    ("a negated class after the first character", "吐[^，。]{0,2}血", {"吐"}),
+    ("a look-ahead consumes nothing", "a(?=b)", {"a"}),
+    ("an optional negated class opens anywhere", "[^，]?拉", None),
+    ("a wide class opens anywhere", "[\u4e00-\u9fff]天", None),
+    ("a case-insensitive pattern opens anywhere", "(?i)ab", None),
+    ("an empty pattern opens anywhere", "(?:)", None),
+]
+
+
+@pytest.mark.parametrize(("pattern", "expected"), [c[1:] for c in HEAD_CASES], ids=[c[0] for c in HEAD_CASES])
+def test_heads(pattern: str, expected: set[str] | None) -> None:
+    assert heads(pattern) == (None if expected is None else frozenset(expected))
+
+
+RED_FLAG_TEXTS = [
+    "孩子不好好喝奶，吐了三次", "宝宝一直睡，叫不醒", "拉的大便有血，吐出来的是咖啡色", "吃什么都吐，没有尿",
+    "不太精神，总是哭", "躺下就喘不上气", "烧一直没退过", "吃奶吃着停下来喘气", "嘴唇发紫，呼吸很急",
+]
+
+
+def test_policy_red_flag_patterns_open_with_a_head() -> None:
+    """Every red-flag pattern of the policy, at every position of texts that exercise them: a match
+    opens with one of its heads, and is tried there (``redflags._patterns``' look-up)."""
+    starts = load_policy().red_flags.pattern_starts
+    matches = 0
+    for pattern, _, _ in {p for tried in starts.values() for p in tried}:
+        found = heads(pattern.pattern)
+        assert found is not None, pattern.pattern
+        for text in RED_FLAG_TEXTS:
+            for position in range(len(text)):
+                if pattern.match(text, position):
+                    assert any(text.startswith(head, position) for head in found), (pattern.pattern, text)
+                    tried = starts.get(text[position : position + 2]) or starts[text[position]]
+                    assert pattern in [p for p, _, _ in tried]
+                    matches += 1
+    assert matches >= len(RED_FLAG_TEXTS)  # the texts do exercise the patterns
 
 
 DAY_TEXTS = [
