@@ -321,7 +321,9 @@ def compile_rules(p0: P0Entry, context: ContextEntry) -> RedFlagRules:
     )
     # The infant's age is the slot readers' (redflags._young_infant, SPEC §4.4); only the words that
     # say "newborn" without an age are read here: 新生儿, 未满月 / 没满月 / 不到满月, 刚满月, 满月, 刚出生.
-    newborn = re.compile("新生儿|未满月|刚满月|没满月|不到满月|(?<![未没刚到])满月(?![酒宴照])|刚出生")
+    # Every alternative opens with a literal (the look-behind of 满月 stands after its 满), so sre
+    # skips in C to the next 新, 未, 刚, 没, 不 or 满.
+    newborn = re.compile("新生儿|未满月|刚满月|没满月|不到满月|满(?<![未没刚到]满)月(?![酒宴照])|刚出生")
     fever_word = re.compile("发烧|发热|发高烧|高烧|低烧|烧起来|发烫|很烫|滚烫|烫手|体温高|体温偏高")
     kid = "|".join(re.escape(fold(w)) for w in sorted(context.patient_words, key=len, reverse=True))
     time_words = [fold(w) for e in context.cues if e.kind in ("now", "past", "now_clause", "ongoing", "then") and e.direction == "before"
