@@ -99,6 +99,8 @@ def _trie(words: set[str]) -> str:
     return "(?:" + "|".join(branches) + ")"
 
 
+# A numeral right after 老 is a child's rank, not a number: 老二两岁 is 两岁 of the second child, not 二两.
+#
 # Where a Chinese numeral may open: at most two characters into its run of numeral characters.
 #
 # Opening anywhere made the scan quadratic: at every position of a run with no unit after it
@@ -162,7 +164,7 @@ def _pattern(unit_set: set[str], kid_words: tuple[str, ...]) -> re.Pattern[str]:
             "num": (
                 f"0-9{CHARS}半",
                 # 2026.3.5 is a date: no decimal part when another dot and digit follow it.
-                f"(?:(?<=[0-9])[0-9]*(?:\\.[0-9]+(?!\\.[0-9]))?|(?<=[{CHARS}]){RUN_OPENING}[{CHARS}]*{numeral_end(unit_set)}|(?<=半))(?P<e>)(?:"
+                f"(?:(?<=[0-9])[0-9]*(?:\\.[0-9]+(?!\\.[0-9]))?|(?<=[{CHARS}])(?<!老[{CHARS}]){RUN_OPENING}[{CHARS}]*{numeral_end(unit_set)}|(?<=半))(?P<e>)(?:"
                 + number_tails
                 + ")",
             ),
@@ -364,7 +366,7 @@ class SlotExtractor:
                 "meal": meals[0] if len(meals) == 1 else None,
                 "measure": [numbers[i] for i in draft.measures],  # a measure is one of the numbers
                 "ambiguous": ambiguous,
-                "approximate": ["age_years"] if draft.age_approximate and draft.age is not None else [],
+                "approximate": _approximate(draft, temperature),
                 "policy_version": policy_version,
             }
         )
@@ -456,6 +458,19 @@ def _decimals(text: str, analytes: list[Hit]) -> str:
     for index in points:
         chars[index] = "."
     return "".join(chars)
+
+
+def _approximate(draft: Draft, temperature: float | None) -> list[str]:
+    """The slots filled with a lower bound (两岁多, 16斤多, 39度多), in the result's order."""
+    return [
+        name
+        for name, value, rough in (
+            ("age_years", draft.age, draft.age_approximate),
+            ("weight_kg", draft.weight, draft.weight_approximate),
+            ("temperature_c", temperature, draft.temperature_approximate),
+        )
+        if rough and value is not None
+    ]
 
 
 _build_result = builder(SlotsResult)
