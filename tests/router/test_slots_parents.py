@@ -536,6 +536,16 @@ FORMS_4 = [
      {"age_years": 2.0, "weight_kg": 12.5, "temperature_c": 39.0, "approximate": ["age_years", "weight_kg", "temperature_c"]}),
     ("an exact reading over a lower bound is not approximate", "昨天38度多，今天39.2", {"temperature_c": 39.2, "approximate": []}),
     ("an exact weight is not approximate", "体重16斤", {"weight_kg": 8.0, "approximate": []}),
+    # another family's child next to the writer's own; a weight or a reading of a past moment
+    ("another person's child's values when the writer's own child is named", "表哥家孩子3岁，体重15公斤，我家宝宝2岁",
+     {"age_years": 2.0, "weight_kg": None}),
+    ("another person's child's reading when the writer's own child is named", "同事的孩子烧到39度抽了，我家宝宝1岁",
+     {"age_years": 1.0, "temperature_c": None}),
+    ("another person's child alone is the child asked about", "同事的孩子3岁，烧到39度", {"age_years": 3.0, "temperature_c": 39.0}),
+    ("a weight at a past age fills nothing", "宝宝三岁时体重15公斤", {"weight_kg": None}),
+    ("a weight at a past moment, then the current one", "住院的时候体重10公斤，现在9公斤", {"weight_kg": 9.0}),
+    ("平时 is no past moment", "平时体重30斤", {"weight_kg": 15.0}),
+    ("当时 after a past age with no now cue is the past", "孩子4岁，一岁时高热惊厥过，当时39度", {"age_years": 4.0, "temperature_c": None}),
 ]
 
 ROWS = AGES + WEIGHTS + TEMPERATURES + OTHER_PEOPLE + SALTS_AND_DECIMALS + TEMPERATURES_2 + AGES_2 + DEV_MISSES + FORMS_2 + FORMS_3 + FORMS_4

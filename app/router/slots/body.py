@@ -189,6 +189,9 @@ _WEIGHT_UNIT = re.compile(f"[0-9.零〇一二两三四五六七八九十百千�
 # weight replaces an earlier one of a lower rank only.
 _BIRTH = re.compile(
     "(?:出生|生下来|生的)(?:时|的时候)?的?(?:体重)?[ \\t,、]*$"
+    # a past moment (三岁时体重15公斤, 住院的时候体重10公斤, 那时候12斤): a weight then, never now;
+    # not 平时 / 有时 (usually, sometimes)
+    "|(?<![平有同按及随小])(?:时|时候)的?(?:体重)?[ \\t,:、]*$"
     # 足月 / 早产 with a weight after it in its clause (足月的可是体重只有五斤): the weight at birth.
     "|(?:足月|早产)[^,。!?;\\n现目]{0,5}$"
 )
@@ -406,14 +409,16 @@ def temperature(d: Draft, cues: Callable[[str], Hits], patterns: tuple[tuple[re.
         cue = found[index - 1] if index else None
         if days and cue is not None and any(cue.end < at < start for at, _ in days):
             cue = None  # a day named between the cue and the reading dates the reading anew (三天前5号 is the cue's own)
-        if cue is not None and cue.payload.kind == "then":
+        kind = cue.payload.kind if cue is not None else ""
+        if cue is not None and kind == "then":
             cue = _then(found, index - 1)
-        if cue is not None and cue.payload.kind in _NOT_NOW and d.same_sentence(cue.end, start) and (
-            cue.payload.kind == "hypothetical" and cue.payload.scope != "clause"
-            or cue.payload.kind == "past" and not _lasting(d, cue.end) and not _THIS_TIME.search(text, cue.end, start) and (
+            kind = "past"  # 当时 with no now cue before it: the past
+        if cue is not None and kind in _NOT_NOW and d.same_sentence(cue.end, start) and (
+            kind == "hypothetical" and cue.payload.scope != "clause"
+            or kind == "past" and not _lasting(d, cue.end) and not _THIS_TIME.search(text, cue.end, start) and (
                 _CLAUSE_MARK.search(text, cue.end, start) is None or not _onset(text, cue.end)
             )
-            or cue.payload.kind == "hypothetical" and _CLAUSE_MARK.search(text, cue.end, start) is None
+            or kind == "hypothetical" and _CLAUSE_MARK.search(text, cue.end, start) is None
         ):
             continue
         if clues and _not_a_reading_now(text, start, found):
