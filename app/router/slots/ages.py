@@ -24,7 +24,15 @@ tests/router/test_slots_parents.py):
   开始 / 起, unless a child word leads the age or it is inside its clause); an age in a
   drug's dose (说明书上…岁以下) or before 一下 (a bound written for 以下) is none; 满月后就 / 一直
   tells since when; a pronoun's months after 才 / 刚 (她才九个月) are the child's age; an elder
-  child's values (大宝, 老大, 大的孩子) belong to another child when the text names two (``scan``).
+  child's values (大宝, 老大, 大的孩子) belong to another child when the text names two (``scan``);
+* as the dev split, the pool and the imcs messages write them (issue 21, session 4): a newborn's N天
+  is the age whatever follows it (not 一天 or N天没…); 出生第N天 ending its clause is the age; 满月 as a
+  moment, an event or a plan (满月的时候, 满月照, 满月再…, a weight after it) or not reached (快满月)
+  is no age; an age before an event done at it (…断的, 接种, 刚打, …检查的), 左右 or a product's age
+  (N岁用的) is no age now; N周岁差一点 is an upper bound; years in 周 stop at 9 (36周5 is a
+  pregnancy); 半个多月 is no age; months with 多 then days are a lower bound (九个月多五天); years,
+  months and days add up; a child word then N周半 is years and a half; an age under a supposition
+  or a general rule (如果, 要是, 一般) in its clause fills nothing (``draft.supposed``).
 """
 
 from __future__ import annotations

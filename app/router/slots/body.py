@@ -29,7 +29,17 @@ Decisions where the spec is silent (each has a row in tests/router/test_slots.py
   self-reports: 4 rows exact more, none fewer);
 * a weight that is the whole message (7.5公斤, 12斤左右吧) is the child's;
 * height and weight named together with their two values after them (身高/体重：70.5/8.3) are the
-  height and the weight, in the order named, when both are in a child's range.
+  height and the weight, in the order named, when both are in a child's range;
+* as the dev split, the pool and the imcs messages write them (issue 21, session 4): a weight as a
+  reply with 多 or a guess word (14斤多吧), said as reached (有12斤, 有20斤了), 体重N公斤半; the
+  weight after 足月 / 早产 in its clause or at a past moment (三岁时, 住院的时候) never fills; a later
+  moment (满月, 百天) ranks above a weight said with none; under a supposition or a general rule in
+  its clause none fills. A reading asked about (37.8算发烧吗; not after a temperature word right
+  before it) or under 会…吗, a threshold after 超过 / 高于 with a fever word too, a reading that opens
+  its clause before 的时候 (a condition), 当时 with no now cue before it (the past) are no reading
+  now; 这次 ends a past cue's reach; a day right after a past cue is that cue's date; a short reply
+  that lists readings reads each; a lower bound of the weight or of the winning reading (16斤多,
+  39度多) is ``approximate`` (LABELS.md).
 """
 
 from __future__ import annotations
