@@ -542,6 +542,8 @@ FORMS_4 = [
     ("another person's child's reading when the writer's own child is named", "同事的孩子烧到39度抽了，我家宝宝1岁",
      {"age_years": 1.0, "temperature_c": None}),
     ("another person's child alone is the child asked about", "同事的孩子3岁，烧到39度", {"age_years": 3.0, "temperature_c": 39.0}),
+    ("a child word before another person's child leaves that child's values", "小孩咳嗽怎么办？我朋友的孩子今年两岁",
+     {"age_years": 2.0}),
     ("a weight at a past age fills nothing", "宝宝三岁时体重15公斤", {"weight_kg": None}),
     ("a weight at a past moment, then the current one", "住院的时候体重10公斤，现在9公斤", {"weight_kg": 9.0}),
     ("平时 is no past moment", "平时体重30斤", {"weight_kg": 15.0}),
