@@ -36,7 +36,7 @@ Decisions where the spec is silent (each has a row in tests/router/test_slots.py
   moment (满月, 百天) ranks above a weight said with none; under a supposition or a general rule in
   its clause none fills. A reading asked about (37.8算发烧吗; not after a temperature word right
   before it) or under 会…吗, a threshold after 超过 / 高于 with a fever word too, a reading that opens
-  its clause before 的时候 (a condition), 当时 with no now cue before it (the past) are no reading
+  a sentence before 的时候 (a condition), 当时 with no now cue before it (the past) are no reading
   now; 这次 ends a past cue's reach; a day right after a past cue is that cue's date; a short reply
   that lists readings reads each; a lower bound of the weight or of the winning reading (16斤多,
   39度多) is ``approximate`` (LABELS.md).
@@ -109,7 +109,9 @@ _THRESHOLD_BEFORE = ("超过", "超出", "高于", "大于", "没上", "上了")
 _ASKED_AFTER = re.compile(
     "(?:多|左右|以上)?[ \t,]*(?:算不算|算是|算|属于)[^,。!?;\n]{0,5}?(?:吗|么|\?|呢)"
 )
-_CLAUSE_OPENING = ",。!?;、\n "
+# A reading that opens a sentence then 的时候 is a condition (39度的时候就没精神); inside a story after a
+# comma (昨晚发烧，39度的时候抽了一下) it may tell a moment of this illness, and stays.
+_SENTENCE_OPENING = "。!?;\n"
 _WHEN_AFTER = re.compile("(?:多|左右|以上)?(?:的时候|时(?!间))")
 # Before a reading in its clause, 会 (not 一会, 不会): what may happen, asked when 吗 follows (幼儿急疹会烧到40度吗).
 _MAY_REACH = 9
@@ -439,7 +441,7 @@ def temperature(d: Draft, cues: Callable[[str], Hits], patterns: tuple[tuple[re.
         end = reading.end() if reading is not None else start
         if instructions and _INSTRUCTION.match(text, end):
             continue  # 38.5以上吃, 到39度再用: a threshold to act on, not a reading
-        if (start == 0 or text[start - 1] in _CLAUSE_OPENING) and _WHEN_AFTER.match(text, end):
+        if (start == 0 or text[start - 1] in _SENTENCE_OPENING) and _WHEN_AFTER.match(text, end):
             continue  # 39度的时候就没精神: when a number is reached, not a reading (烧到39度的时候抽了 tells one)
         if _ASKED_AFTER.match(text, end) and not _word_before(d, start) or _may(text, start) and _ASKS.match(text, end):
             continue  # 39度5算高烧吗, 会烧到40度吗: a question about a number (腋温37.5，算低烧吗 asks of a reading)
