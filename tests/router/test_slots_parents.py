@@ -516,6 +516,8 @@ FORMS_4 = [
     ("体重N公斤半", "宝宝八个月，体重八公斤半", {"weight_kg": 8.5}),
     ("体重N斤半", "体重十六斤半", {"weight_kg": 8.25}),
     ("a reading after its temperature word asked about with 算…吗 stays", "腋温37.5，算低烧吗", {"temperature_c": 37.5}),
+    ("a reading said of the child now asked about with 算…吗 stays", "宝宝现在38.5，算高烧吗", {"temperature_c": 38.5}),
+    ("a number after a question's lead words asked about with 算…吗", "请问37.6算发烧吗", {"temperature_c": None}),
     ("这次 after a past cue ends its reach", "上周烧到40度，这次只有38度", {"temperature_c": 38.0}),
     ("a past cue without 这次 covers its sentence", "上周烧到40度，只有一天", {"temperature_c": None}),
     # a rank word (老二) is no number; suppositions and general rules fill nothing

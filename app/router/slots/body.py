@@ -34,10 +34,10 @@ Decisions where the spec is silent (each has a row in tests/router/test_slots.py
   reply with 多 or a guess word (14斤多吧), said as reached (有12斤, 有20斤了), 体重N公斤半; the
   weight after 足月 / 早产 in its clause or at a past moment (三岁时, 住院的时候) never fills; a later
   moment (满月, 百天) ranks above a weight said with none; under a supposition or a general rule in
-  its clause none fills. A reading asked about (37.8算发烧吗; not after a temperature word right
-  before it) or under 会…吗, a threshold after 超过 / 高于 with a fever word too, a reading that opens
-  a sentence before 的时候 (a condition), 当时 with no now cue before it (the past) are no reading
-  now; 这次 ends a past cue's reach; a day right after a past cue is that cue's date; a short reply
+  its clause none fills. A reading asked about that opens its sentence (37.8算发烧吗; not
+  宝宝现在38.5，算高烧吗) or under 会…吗, a threshold after 超过 / 高于 with a fever word too, a
+  reading that opens a sentence before 的时候 (a condition), 当时 with no now cue before it (the
+  past) are no reading now; 这次 ends a past cue's reach; a day right after a past cue is that cue's date; a short reply
   that lists readings reads each; a lower bound of the weight or of the winning reading (16斤多,
   39度多) is ``approximate`` (LABELS.md).
 """
@@ -115,7 +115,9 @@ _SENTENCE_OPENING = "。!?;\n"
 _WHEN_AFTER = re.compile("(?:多|左右|以上)?(?:的时候|时(?!间))")
 # Before a reading in its clause, 会 (not 一会, 不会): what may happen, asked when 吗 follows (幼儿急疹会烧到40度吗).
 _MAY_REACH = 9
-_WORD_REACH = 3
+_SENTENCE_MARKS = "。!?;\n"
+_QUESTION_LEAD = re.compile("[ \t]*(?:请问|我想问一?下|我问一?下|问一?下|想问一?下|那|那么)?[ \t,]*")
+_LEAD_REACH = 8
 _ASKS = re.compile("[^,。!?;\n]{0,6}?(?:吗|么|\?)")
 # A fever over for good: readings before it are of a past episode (前天38度，然后再没有发烧; 周日烧到
 # 37.9，降下来以后没有再发烧), unless it came back after it (又发烧). Only a lasting absence (没有再,
@@ -443,8 +445,8 @@ def temperature(d: Draft, cues: Callable[[str], Hits], patterns: tuple[tuple[re.
             continue  # 38.5以上吃, 到39度再用: a threshold to act on, not a reading
         if (start == 0 or text[start - 1] in _SENTENCE_OPENING) and _WHEN_AFTER.match(text, end):
             continue  # 39度的时候就没精神: when a number is reached, not a reading (烧到39度的时候抽了 tells one)
-        if _ASKED_AFTER.match(text, end) and not _word_before(d, start) or _may(text, start) and _ASKS.match(text, end):
-            continue  # 39度5算高烧吗, 会烧到40度吗: a question about a number (腋温37.5，算低烧吗 asks of a reading)
+        if _ASKED_AFTER.match(text, end) and _opens_question(text, start) or _may(text, start) and _ASKS.match(text, end):
+            continue  # 39度5算高烧吗, 会烧到40度吗: a question about a number (宝宝现在38.5，算高烧吗 asks of a reading)
         if start in d.replied and _past_after(text, start, found):
             continue  # 38.3那是前天: a reply dated after its reading
         when = _PAST_WHEN.search(text, max(0, start - _WHEN_REACH), start)
@@ -457,11 +459,14 @@ def temperature(d: Draft, cues: Callable[[str], Hits], patterns: tuple[tuple[re.
     return best
 
 
-def _word_before(d: Draft, start: int) -> bool:
-    """A temperature word ends at most ``_WORD_REACH`` characters before ``start`` (腋温37.5, 量了是38.2)."""
-    words = d.temperature_words
-    index = bisect_left(words, start, key=START)
-    return index > 0 and start - _WORD_REACH <= words[index - 1].end <= start
+def _opens_question(text: str, start: int) -> bool:
+    """The reading opens its sentence, after a question's lead words at most (我问下37.8，算发烧吗):
+    a number asked about. Said of the child or of now first (宝宝现在38.5，算高烧吗), it is a reading."""
+    low = max(0, start - _LEAD_REACH)
+    cut = max(text.rfind(mark, low, start) for mark in _SENTENCE_MARKS)
+    if cut < 0 and low > 0:
+        return False
+    return _QUESTION_LEAD.fullmatch(text, cut + 1, start) is not None
 
 
 def _may(text: str, start: int) -> bool:
