@@ -502,6 +502,8 @@ FORMS_4 = [
     ("a clock time with 半 before 的时候 dates a reading", "九点半的时候体温38.3", {"temperature_c": 38.3}),
     ("当时 with no now cue before it is the past", "去年住院，当时发烧到40度，今天咳嗽", {"temperature_c": None}),
     ("当时 after a now cue is now", "昨晚开始发烧，当时烧到39度", {"temperature_c": 39.0}),
+    ("然后 goes on with a past story", "去年在老家发烧到40度，然后39度多，住了院", {"temperature_c": None}),
+    ("然后 then a now cue is now", "前天发烧到40度，然后今天38度", {"temperature_c": 38.0}),
     ("a day right after a past cue is that cue's date", "三天前5号发烧38.6，现在好了", {"temperature_c": None}),
     # summed ages with 多, a product's age, a reply's lower bound
     ("months with 多 then days add up, a lower bound", "九个月多五天", {"age_years": 0.76, "approximate": ["age_years"]}),

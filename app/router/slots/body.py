@@ -37,9 +37,10 @@ Decisions where the spec is silent (each has a row in tests/router/test_slots.py
   its clause none fills. A reading asked about that opens its sentence (37.8算发烧吗; not
   宝宝现在38.5，算高烧吗) or under 会…吗, a threshold after 超过 / 高于 with a fever word too, a
   reading that opens a sentence before 的时候 (a condition), 当时 with no now cue before it (the
-  past) are no reading now; 这次 ends a past cue's reach; a day right after a past cue is that cue's date; a short reply
-  that lists readings reads each; a lower bound of the weight or of the winning reading (16斤多,
-  39度多) is ``approximate`` (LABELS.md).
+  past) are no reading now; 这次 ends a past cue's reach, 然后 does not (it goes on with the story
+  told before it); a day right after a past cue is that cue's date; a short reply that lists
+  readings reads each; a lower bound of the weight or of the winning reading (16斤多, 39度多) is
+  ``approximate`` (LABELS.md).
 """
 
 from __future__ import annotations
@@ -423,9 +424,13 @@ def temperature(d: Draft, cues: Callable[[str], Hits], patterns: tuple[tuple[re.
         cue = found[index - 1] if index else None
         if days and cue is not None and any(cue.end < at < start for at, _ in days):
             cue = None  # a day named between the cue and the reading dates the reading anew (三天前5号 is the cue's own)
+        back = index - 1
+        while cue is not None and cue.term == "然后" and back > 0 and d.same_sentence(found[back - 1].end, start):
+            back -= 1  # 然后 goes on with the story told before it: its time cue still dates the reading
+            cue = found[back]
         kind = cue.payload.kind if cue is not None else ""
         if cue is not None and kind == "then":
-            cue = _then(found, index - 1)
+            cue = _then(found, back)
             kind = "past"  # 当时 with no now cue before it: the past
         if cue is not None and kind in _NOT_NOW and d.same_sentence(cue.end, start) and (
             kind == "hypothetical" and cue.payload.scope != "clause"
