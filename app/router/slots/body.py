@@ -108,7 +108,7 @@ _THRESHOLD_BEFORE = ("超过", "超出", "高于", "大于", "没上", "上了")
 # After a reading: a question about what the number means (39度5算高烧吗, 37.8算发烧吗, 38度5算不算发烧): no
 # reading of the child now.
 _ASKED_AFTER = re.compile(
-    "(?:多|左右|以上)?[ \t,]*(?:算不算|算是|算|属于)[^,。!?;\n]{0,5}?(?:吗|么|\?|呢)"
+    "(?:多|左右|以上)?[ \t,]*(?:算不算|算是|算|属于)[^,。!?;\n]{0,5}?(?:吗|么|[?]|呢)"
 )
 # A reading that opens a sentence then 的时候 is a condition (39度的时候就没精神); inside a story after a
 # comma (昨晚发烧，39度的时候抽了一下) it may tell a moment of this illness, and stays.
@@ -119,7 +119,7 @@ _MAY_REACH = 9
 _SENTENCE_MARKS = "。!?;\n"
 _QUESTION_LEAD = re.compile("[ \t]*(?:请问|我想问一?下|我问一?下|问一?下|想问一?下|那|那么)?[ \t,]*")
 _LEAD_REACH = 8
-_ASKS = re.compile("[^,。!?;\n]{0,6}?(?:吗|么|\?)")
+_ASKS = re.compile("[^,。!?;\n]{0,6}?(?:吗|么|[?])")
 # A fever over for good: readings before it are of a past episode (前天38度，然后再没有发烧; 周日烧到
 # 37.9，降下来以后没有再发烧), unless it came back after it (又发烧). Only a lasting absence (没有再,
 # 再没, 一直没) counts: a fever gone since this morning (今天一早到现在都没再烧) leaves yesterday's
