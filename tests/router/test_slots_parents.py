@@ -468,6 +468,7 @@ FORMS_4 = [
     ("快满月 is an upper bound", "女儿快满月了，还在吐奶", {"age_years": None}),
     ("满月 then a weight is the weight then, not the age", "出生三公斤，满月四公斤", {"age_years": None, "weight_kg": 4.0}),
     ("满月了 is still the age", "宝宝满月了，还有点黄", {"age_years": 0.08}),
+    ("满月 then 在 a place is still the age", "宝宝刚满月在家老是哭", {"age_years": 0.08}),
     # an age of an event or a schedule
     ("an age then an event done at it (…的)", "两岁半断的奶，现在不爱吃饭", {"age_years": None}),
     ("an age then 接种", "孩子六个月接种的乙肝疫苗", {"age_years": None}),

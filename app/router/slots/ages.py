@@ -96,7 +96,7 @@ _PAST_FULL_MONTH = ("出了", "过了", "过完", "从")
 # Or 满月 as a moment or an event, not the age: 满月的时候, 满月时, 满月再加, 满月照 / 满月酒, 满月体重,
 # 满月九斤 (a weight taken then).
 _SINCE_FULL_MONTH = re.compile(
-    f"(?:后|以后|之后)(?:就|一直|都|开始)|开始|起|的?时候|时|那天|前|之前|再|在|照|酒|宴|礼|体重|称|[0-9.{CHARS}]+(?:斤|公斤|千克|kg)"
+    f"(?:后|以后|之后)(?:就|一直|都|开始)|开始|起|的?时候|时|那天|前|之前|再|照|酒|宴|礼|体重|称|[0-9.{CHARS}]+(?:斤|公斤|千克|kg)"
 )
 # A child's N天 before an event is an age when it is a month or more (宝宝40天了白天都正常, 宝宝70天大便
 # 不正常: a parent says a duration that long in months) or said with 才 (我孩子才14天怎么爱翻白眼).
