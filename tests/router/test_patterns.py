@@ -5,7 +5,11 @@ red flag: each row names a shape."""
 
 from __future__ import annotations
 
+import random
 import re
+from typing import Any
+from re import _constants as sre  # type: ignore[attr-defined]
+from re import _parser as sre_parse  # type: ignore[attr-defined]
 
 import pytest
 
@@ -98,6 +102,53 @@ def test_policy_red_flag_patterns_open_with_a_head() -> None:
                     assert pattern in [p for p, _, _ in tried]
                     matches += 1
     assert matches >= len(RED_FLAG_TEXTS)  # the texts do exercise the patterns
+
+
+def _sample(items: Any, rng: random.Random, noise: str) -> str:
+    """A string the parsed pattern ``items`` could match, look-arounds left out (so some do not)."""
+    out = []
+    for op, av in items:
+        if op is sre.LITERAL:
+            out.append(chr(av))
+        elif op is sre.IN:
+            chars = [chr(a) for o, a in av if o is sre.LITERAL] + [chr(a[0]) for o, a in av if o is sre.RANGE]
+            negated = any(o is sre.NEGATE for o, _ in av)
+            out.append(rng.choice(noise) if negated or not chars else rng.choice(chars))
+        elif op is sre.BRANCH:
+            out.append(_sample(rng.choice(av[1]), rng, noise))
+        elif op is sre.SUBPATTERN:
+            out.append(_sample(av[3], rng, noise))
+        elif op is sre.ATOMIC_GROUP:
+            out.append(_sample(av, rng, noise))
+        elif op in (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT):
+            out.extend(_sample(av[2], rng, noise) for _ in range(rng.randint(av[0], min(av[1], av[0] + 3))))
+        elif op in (sre.ANY, sre.NOT_LITERAL, sre.CATEGORY):
+            out.append(rng.choice(noise))
+    return "".join(out)
+
+
+def test_policy_red_flag_patterns_open_with_a_head_on_generated_texts() -> None:
+    """Each red-flag pattern of the policy (a new one too) against texts generated from it, with
+    a character or two of noise around them: wherever it matches, one of its heads opens the
+    match. A head named wrongly would hide a red flag, so this is tried on many texts, not only on
+    sentences written for it."""
+    rng = random.Random(20)
+    noise = "不吃没吐了的x1，。 "
+    starts = load_policy().red_flags.pattern_starts
+    patterns = sorted({p for tried in starts.values() for p in tried}, key=lambda p: p[1])
+    matched = set()
+    for pattern, name, _ in patterns:
+        found = heads(pattern.pattern)
+        assert found is not None, pattern.pattern
+        parsed = sre_parse.parse(pattern.pattern)
+        for _ in range(100):
+            before = "".join(rng.choice(noise) for _ in range(rng.randint(0, 2)))
+            text = before + _sample(parsed, rng, noise) + rng.choice(noise)
+            for position in range(len(text)):
+                if pattern.match(text, position):
+                    assert any(text.startswith(head, position) for head in found), (pattern.pattern, text)
+                    matched.add(name)
+    assert len(matched) >= len(patterns) * 3 // 4  # the texts exercise most patterns (a look-behind is left out)
 
 
 DAY_TEXTS = [
