@@ -195,6 +195,9 @@ NORMS = [
     ("a sheet to look at -> lab", "化验单出来了，帮我看看正常吗", "lab_result"),
     ("a sheet the parent cannot read -> lab", "尿常规那张单子我们看不懂", "lab_result"),
     ("a blood test's result in plain words -> lab", "照片是昨天的血检结果", "lab_result"),
+    ("a visit on this occasion is no reading -> knowledge", "这次来医院要不要顺便抽血查一下", "knowledge"),
+    ("this occasion's result to look at -> lab", "这次化验的结果帮我看看", "lab_result"),
+    ("what results a test can have -> knowledge", "尿常规一般会有哪些结果", "knowledge"),
 ]
 
 # How serious (issue 21): a question clause that ends asking it decides risk_assessment over the
@@ -209,6 +212,8 @@ SERIOUS = [
     # what a thing did to the child: the food or medicine named just before the effect word decides
     ("effect of a food eaten -> nutrition calc", "昨天吃了几个虾仁，有没有影响", "nutrition_calc"),
     ("effect of a medicine taken again -> knowledge", "上个月刚吃完阿莫西林，这回再吃一个疗程有什么影响", "knowledge"),
+    ("worse asked at the clause's end -> risk", "这个疹子是好了还是加重了", "risk_assessment"),
+    ("worse told, care asked -> knowledge", "疹子加重了，平时怎么护理", "knowledge"),
     ("effect of the illness itself -> risk", "连着烧了两天，以后记忆力有影响吗", "risk_assessment"),
 ]
 

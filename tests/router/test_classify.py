@@ -588,6 +588,8 @@ CONSEQUENCES_AND_TOPICS = [
     ("a stool count told, a sheet to read -> lab result", "她现在一天拉七八回，化验单帮我看看", "lab_result"),
     ("waking a sleeping baby for a feed -> knowledge", "半夜睡得正香，用不用叫醒喂奶", "knowledge"),
     ("kept milk, a named drink asked -> nutrition calc", "泡好的奶粉放冰箱，第二天能喝吗", "nutrition_calc"),
+    ("a disease named after an analyte -> knowledge", "血小板减少症平时要注意什么", "knowledge"),
+    ("the same disease with a value -> lab result", "血小板减少症，血小板只有50", "lab_result"),
     ("a result asked to be looked at -> lab result", "医生能不能看下结果", "lab_result"),
 ]
 
