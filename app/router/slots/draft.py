@@ -78,9 +78,9 @@ class Draft:
         self.window: int | None = None
         self.clause_marks: list[int] | None = None  # where the clause marks are, read on first need
         self.readings: dict[int, float] = {}  # body temperatures read, by where their number starts
-        # numbers that would be readings without a temperature word (body.reply_readings), by start
+        # numbers that would be readings without a temperature word (temperatures.reply_readings), by start
         self.replies: dict[int, float] = {}
-        self.replied: set[int] = set()  # the readings body.reply_readings took from ``replies``
+        self.replied: set[int] = set()  # the readings temperatures.reply_readings took from ``replies``
         self.age_end = -1  # where the age read ends: a weight may follow it without 体重
         self.weight_rank = 0  # of the weight read: body.BIRTH_RANK, read only once a weight is set
         # (start, whose: PATIENT, OTHER or WRITER) of every subject word, in text order; None

@@ -37,7 +37,7 @@ from ..lexicon import Hit, Hits
 from ..numerals import CHARS, LIMIT, SHORT, parse_digits, parse_number
 from ..policy import Policy
 from ..text import TextViews
-from . import ages, body, dates
+from . import ages, body, dates, temperatures
 from .draft import METRE, OTHER, PATIENT, WRITER, Draft, Handler, masked
 from .foods import FOOD_BOUND_UNITS, food_in_clause, outside
 from .result import SlotsResult
@@ -133,6 +133,7 @@ def _pattern(unit_set: set[str], kid_words: tuple[str, ...]) -> re.Pattern[str]:
         dates.TAILS
         | ages.tails(units, kids)
         | body.TAILS
+        | temperatures.TAILS
         | {
             "mid": "个半(?P<mid_u>月|小时|钟头|星期|礼拜)",  # 一个半月 = 1.5 个月, not 一个 + 半月
             "q": f"(?P<q_u>{units})(?P<q_h>半(?!{units}))?",
@@ -222,7 +223,7 @@ class SlotExtractor:
             else f"({'|'.join(map(re.escape, selves))})"
         ).finditer
         self._handlers: dict[str, Handler] = (
-            {"pid": _on_pid, "mid": _on_mid_half} | dates.HANDLERS | ages.HANDLERS | body.HANDLERS
+            {"pid": _on_pid, "mid": _on_mid_half} | dates.HANDLERS | ages.HANDLERS | body.HANDLERS | temperatures.HANDLERS
         )
         # "q" and "bare", the most frequent kinds, are read in ``extract`` itself.
         # ``Match.lastindex`` is the index of the kind's closing empty group: a tuple indexed by it
@@ -291,7 +292,7 @@ class SlotExtractor:
                 if value is not None and value < LIMIT and not (masks and masked(masks, start)):
                     numbers.append({"value": value, "unit": None, "raw": cased[start:stop]})
                     if type(value) is float and 35 <= value <= 43 and not draft.others(start):
-                        draft.replies[start] = value  # 38.5 alone: body.reply_readings decides
+                        draft.replies[start] = value  # 38.5 alone: temperatures.reply_readings decides
             elif kind == quantity:  # Draft.quantity inlined; the unit always matched, 半 may follow it
                 start, stop = m.start(), m.start(number_end)
                 token = text[start:stop]
@@ -346,13 +347,13 @@ class SlotExtractor:
         foods, numbers = draft.foods, draft.numbers
         temperature = None
         if draft.temperature_words:
-            body.unitless_readings(draft)
+            temperatures.unitless_readings(draft)
         if draft.replies:
-            body.reply_readings(draft, analytes)
+            temperatures.reply_readings(draft, analytes)
         if (draft.weight is None or draft.height is None) and "体重" in views.text and ("身高" in views.text or "身长" in views.text):
             body.measure_pairs(draft)
         if draft.readings:
-            temperature = body.temperature(draft, self._cues, self._cue_patterns)
+            temperature = temperatures.temperature(draft, self._cues, self._cue_patterns)
         # Most texts name no meal, food or analyte: an empty list without the map and dict to dedupe it.
         meal_hits = hits.get("meal")
         meals = list(dict.fromkeys(map(_PAYLOAD, meal_hits))) if meal_hits else []
