@@ -1,0 +1,142 @@
+"""Session 4's families for spirits, sleepiness, breathing, crying and convulsions (issue 20).
+
+Built from the clinical descriptions, not from single texts: NICE NG143's "decreased activity",
+"not responding normally", "wakes only with prolonged stimulation" / "if roused does not stay
+awake", grunting, nasal flaring, chest indrawing, a weak or continuous cry; IMCI's "lethargic"
+(drowsy and not interested) and convulsions — each crossed with the ways parents qualify a sign
+(fillers, degree words, "all day", "won't talk", "just lies there"). Two mild forms of one sign said
+together across a comma are its strong form (the concept's ``together`` rules). Every sentence here is
+our own; each family is tested both ways with test_parent_vocabulary's checks.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from app.router import PolicyError, Router
+from app.router.policy import parse_policy
+
+from .test_parent_vocabulary import PARENT
+from .test_parent_vocabulary import test_a_look_alike_is_no_mention as no_mention
+from .test_parent_vocabulary import test_a_mild_form_asks_its_severity_question as asks_severity
+from .test_parent_vocabulary import test_a_strong_form_halts as halts
+from .test_policy import edit
+
+HARD = [
+    # id, text, the concept that halts
+    ("wakes only after a long call", "宝宝今天叫了好久才醒", "lethargy"),
+    ("shaken a while and still not awake", "女儿摇了半天都没醒", "lethargy"),
+    ("roused, then straight back asleep", "儿子弄醒了马上又睡过去", "lethargy"),
+    ("no response to being played with", "逗他也没什么反应", "altered_consciousness"),
+    ("grunting on each breath", "宝宝出气的时候一直哼哼", "respiratory_distress"),
+    ("grunting said with 嗯", "女儿呼吸时嗯嗯的", "respiratory_distress"),
+    ("nostrils flaring", "宝宝鼻孔跟着一张一张", "respiratory_distress"),
+    ("nose wings working", "孩子鼻翼也在扇动", "respiratory_distress"),
+    ("chest drawn in on breathing in", "儿子吸气时肋骨那里往里陷下去", "respiratory_distress"),
+    ("breathless beyond bearing", "女儿晚上喘得受不了", "respiratory_distress"),
+    ("breathless, cannot sleep", "孩子喘的睡不着", "respiratory_distress"),
+    ("a cry with no strength", "宝宝哭起来有气无力", "abnormal_cry"),
+    ("a very small cry", "孩子哭声很小", "abnormal_cry"),
+    ("limbs jerking", "女儿手脚不停地抽动", "seizure"),
+    ("body suddenly rigid", "儿子身体突然绷直", "seizure"),
+    ("eyes rolled up", "宝宝两眼上吊", "seizure"),
+    ("eyes fixed and staring", "孩子眼睛直勾勾的", "seizure"),
+    ("convulsed and passed out", "刚才孩子抽过去了", "seizure"),
+    # together: two mild forms of one sign, across a comma
+    ("sleepy, then poor spirits", "女儿老想睡觉，精神也不太好", "lethargy"),
+    ("no spirits, then sleepy all day", "儿子没精神，整天都在睡", "lethargy"),
+    ("sleepy and floppy", "宝宝总想睡，浑身软", "lethargy"),
+    ("sleepy and no smile", "孩子特别想睡，逗也不笑", "lethargy"),
+    ("sleepy and won't talk", "女儿话都不想说，一直想睡", "lethargy"),
+    ("continuous cry that cannot be soothed", "宝宝一直哭，哄都哄不住", "abnormal_cry"),
+    ("crying all evening, voice hoarse", "孩子哭了一晚上，嗓子哭哑了", "abnormal_cry"),
+]
+
+SOFT = [
+    # id, text, the concept whose severity question is asked
+    ("won't even talk", "儿子今天话也不想说", "lethargy"),
+    ("just lies there", "女儿这两天老是躺着", "lethargy"),
+    ("lies in bed, won't get up", "孩子躺在床上不想起来", "lethargy"),
+    ("less lively than before", "宝宝不如以前活泼了", "lethargy"),
+    ("not so active any more", "儿子不怎么活跃了", "lethargy"),
+    ("eyes dull", "孩子眼睛没神", "lethargy"),
+    ("no strength", "女儿说没什么力气", "lethargy"),
+    ("very drowsy", "宝宝今天特别困", "lethargy"),
+    ("asleep all day", "孩子一天到晚犯困", "lethargy"),
+    ("drowsy all the time", "儿子最近老犯困", "lethargy"),
+    ("a wheeze the doctor named", "医生听了说是喘", "respiratory_distress"),
+    ("a wheeze on auscultation", "听诊有点喘", "respiratory_distress"),
+    ("wheezing sounds heard", "医生说有哮鸣音", "respiratory_distress"),
+    ("breathing uneven", "宝宝喘气不匀", "respiratory_distress"),
+    ("whimpering", "女儿今天哼哼唧唧的", "abnormal_cry"),
+    ("cried all night", "宝宝哭闹了一整夜", "abnormal_cry"),
+    ("cannot be soothed", "怎么哄也不行", "abnormal_cry"),
+    ("a cry unlike usual", "宝宝哭声跟平时不一样", "abnormal_cry"),
+    # one facet alone stays soft
+    ("sleepy alone", "孩子这几天老想睡觉", "lethargy"),
+    ("poor spirits and floppy: no sleepiness", "儿子没精神，浑身没力气", "lethargy"),
+    ("continuous cry alone", "宝宝一直哭", "abnormal_cry"),
+]
+
+LOOK_ALIKES = [
+    # id, text: no mention of any sign
+    ("cannot talk yet", "孩子两岁了还不会说话"),
+    ("lies down to feed", "宝宝喜欢躺着喝奶"),
+    ("lies down to sleep", "女儿一直躺着睡觉"),
+    ("a funnel chest, no breathing word", "孩子胸口有点凹陷是不是缺钙"),
+    ("a loud cry", "宝宝哭声很响亮"),
+    ("a lively child", "儿子特别活泼"),
+    ("the doctor hears no wheeze", "医生说不喘"),
+    ("a nose that runs", "宝宝鼻子一直流鼻涕"),
+    ("stiff after sitting long", "坐久了腿有点僵"),
+]
+
+NEVER_HALTS = [
+    # id, text: a strong form (or both halves of a together rule) not of the child now
+    ("one half in the past", "孩子以前精神不好，现在老想睡觉"),
+    ("one half of another person", "我没精神，孩子总想睡"),
+    ("a neighbour's child crying", "邻居家孩子一直哭，哄都哄不住"),
+    ("asking about a drowsy baby", "如果宝宝叫了好久才醒怎么办"),
+    ("grunting in the past", "前几天宝宝出气的时候一直哼哼，现在好了"),
+    ("another person's rigid body", "我老公昨天身体突然绷直"),
+]
+
+
+@pytest.mark.parametrize(("text", "concept"), [r[1:] for r in HARD], ids=[r[0] for r in HARD])
+def test_a_strong_form_or_two_mild_ones_halt(router: Router, text, concept):
+    halts(router, text, concept)
+
+
+@pytest.mark.parametrize(("text", "concept"), [r[1:] for r in SOFT], ids=[r[0] for r in SOFT])
+def test_a_mild_form_asks_its_severity_question(router: Router, policy, text, concept):
+    asks_severity(router, policy, text, concept)
+
+
+@pytest.mark.parametrize("text", [r[1] for r in LOOK_ALIKES], ids=[r[0] for r in LOOK_ALIKES])
+def test_a_look_alike_is_no_mention(router: Router, text):
+    no_mention(router, text)
+
+
+@pytest.mark.parametrize("text", [r[1] for r in NEVER_HALTS], ids=[r[0] for r in NEVER_HALTS])
+def test_a_form_not_of_the_child_now_never_halts(router: Router, text):
+    assert router.route_request(text, PARENT, "P0001").status != "halt"
+
+
+def test_a_together_rule_reports_its_name(router: Router):
+    flags = router.route_request("宝宝一直想睡，没精神", PARENT, "P0001").red_flags
+    assert [(f.concept, f.term, f.context, f.soft) for f in flags] == [("lethargy", "sleepy_and_listless", "current", False)]
+
+
+REFUSALS = [
+    ("a together item that is no soft form", edit('["只想睡觉", "一直想睡",', '["嗜睡", "一直想睡",'),
+     "together.sleepy_and_listless: '嗜睡' is no soft term or soft pattern of the concept"),
+    ("a together name that is a pattern's", edit("together = { sleepy_and_listless", "together = { spirits_poor"),
+     "together: name 'spirits_poor' is used twice"),
+]
+
+
+@pytest.mark.parametrize(("data", "message"), [r[1:] for r in REFUSALS], ids=[r[0] for r in REFUSALS])
+def test_a_bad_together_rule_is_refused(data, message):
+    with pytest.raises(PolicyError) as info:
+        parse_policy(data)
+    assert any(message in problem for problem in info.value.problems), info.value.problems
