@@ -43,11 +43,16 @@ HARD = [
     ("eyes fixed and staring", "孩子眼睛直勾勾的", "seizure"),
     ("convulsed and passed out", "刚才孩子抽过去了", "seizure"),
     # together: two mild forms of one sign, across a comma
-    ("sleepy, then poor spirits", "女儿老想睡觉，精神也不太好", "lethargy"),
+    ("very sleepy, then poor spirits", "女儿特别想睡，精神也不太好", "lethargy"),
     ("no spirits, then sleepy all day", "儿子没精神，整天都在睡", "lethargy"),
-    ("sleepy and floppy", "宝宝总想睡，浑身软", "lethargy"),
+    ("drowsy and floppy", "宝宝昏昏沉沉的，浑身软", "lethargy"),
     ("sleepy and no smile", "孩子特别想睡，逗也不笑", "lethargy"),
-    ("sleepy and won't talk", "女儿话都不想说，一直想睡", "lethargy"),
+    ("sleepy and won't talk", "女儿话都不想说，很想睡", "lethargy"),
+    # wanting to sleep all the time is 嗜睡 said by a parent
+    ("wants to sleep all the time", "孩子总想睡觉", "lethargy"),
+    ("keeps wanting to sleep", "儿子一直要睡", "lethargy"),
+    ("only wants to sleep", "女儿发烧了光想睡觉", "lethargy"),
+    ("just sleeps every day", "宝宝每天就是睡觉", "lethargy"),
     ("continuous cry that cannot be soothed", "宝宝一直哭，哄都哄不住", "abnormal_cry"),
     ("crying all evening, voice hoarse", "孩子哭了一晚上，嗓子哭哑了", "abnormal_cry"),
 ]
@@ -73,7 +78,7 @@ SOFT = [
     ("cannot be soothed", "怎么哄也不行", "abnormal_cry"),
     ("a cry unlike usual", "宝宝哭声跟平时不一样", "abnormal_cry"),
     # one facet alone stays soft
-    ("sleepy alone", "孩子这几天老想睡觉", "lethargy"),
+    ("sleepy alone", "孩子这几天特别想睡", "lethargy"),
     ("poor spirits and floppy: no sleepiness", "儿子没精神，浑身没力气", "lethargy"),
     ("continuous cry alone", "宝宝一直哭", "abnormal_cry"),
 ]
@@ -89,12 +94,17 @@ LOOK_ALIKES = [
     ("the doctor hears no wheeze", "医生说不喘"),
     ("a nose that runs", "宝宝鼻子一直流鼻涕"),
     ("stiff after sitting long", "坐久了腿有点僵"),
+    ("never sleeps well", "孩子总是睡不好"),
+    ("sleeps through to morning", "儿子一直睡到天亮"),
+    ("sleeps half an hour at a time", "宝宝老是睡半小时就醒"),
+    ("sleeps only three hours", "女儿晚上只睡了三个小时"),
 ]
 
 NEVER_HALTS = [
     # id, text: a strong form (or both halves of a together rule) not of the child now
-    ("one half in the past", "孩子以前精神不好，现在老想睡觉"),
-    ("one half of another person", "我没精神，孩子总想睡"),
+    ("one half in the past", "孩子以前精神不好，现在特别困"),
+    ("sleepy all the time in the past", "女儿小时候总想睡觉，现在好了"),
+    ("one half of another person", "我没精神，孩子特别困"),
     ("a neighbour's child crying", "邻居家孩子一直哭，哄都哄不住"),
     ("asking about a drowsy baby", "如果宝宝叫了好久才醒怎么办"),
     ("grunting in the past", "前几天宝宝出气的时候一直哼哼，现在好了"),
@@ -123,12 +133,12 @@ def test_a_form_not_of_the_child_now_never_halts(router: Router, text):
 
 
 def test_a_together_rule_reports_its_name(router: Router):
-    flags = router.route_request("宝宝一直想睡，没精神", PARENT, "P0001").red_flags
+    flags = router.route_request("宝宝特别困，没精神", PARENT, "P0001").red_flags
     assert [(f.concept, f.term, f.context, f.soft) for f in flags] == [("lethargy", "sleepy_and_listless", "current", False)]
 
 
 REFUSALS = [
-    ("a together item that is no soft form", edit('["只想睡觉", "一直想睡",', '["嗜睡", "一直想睡",'),
+    ("a together item that is no soft form", edit('["一直在睡", "都在睡觉",', '["嗜睡", "都在睡觉",'),
      "together.sleepy_and_listless: '嗜睡' is no soft term or soft pattern of the concept"),
     ("a together name that is a pattern's", edit("together = { sleepy_and_listless", "together = { spirits_poor"),
      "together: name 'spirits_poor' is used twice"),
