@@ -42,6 +42,11 @@ HARD = [
     ("eyes rolled up", "宝宝两眼上吊", "seizure"),
     ("eyes fixed and staring", "孩子眼睛直勾勾的", "seizure"),
     ("convulsed and passed out", "刚才孩子抽过去了", "seizure"),
+    ("will not wake however roused", "怎么喊她都叫不醒", "lethargy"),
+    ("will not wake whatever is done", "儿子怎么弄也不肯醒", "lethargy"),
+    ("struggling, breath will not come out", "女儿咳起来憋得出不来气", "respiratory_distress"),
+    ("face red from struggling to breathe", "宝宝憋的脸都发紫", "respiratory_distress"),
+    ("dark around the lips", "宝宝嘴唇周围有点发黑", "cyanosis"),
     # together: two mild forms of one sign, across a comma
     ("very sleepy, then poor spirits", "女儿特别想睡，精神也不太好", "lethargy"),
     ("no spirits, then sleepy all day", "儿子没精神，整天都在睡", "lethargy"),
@@ -77,6 +82,14 @@ SOFT = [
     ("cried all night", "宝宝哭闹了一整夜", "abnormal_cry"),
     ("cannot be soothed", "怎么哄也不行", "abnormal_cry"),
     ("a cry unlike usual", "宝宝哭声跟平时不一样", "abnormal_cry"),
+    ("spirits turned not very good", "儿子精神到了晚上就不是很好", "lethargy"),
+    ("spirits not high", "女儿今天精神不太高", "lethargy"),
+    ("strength less than before", "孩子力气没以前大", "lethargy"),
+    ("breathing out fast", "宝宝出气快", "respiratory_distress"),
+    ("wheezing all along", "孩子这几天一直喘", "respiratory_distress"),
+    ("a squeak on breathing", "女儿喘气时吱吱的", "respiratory_distress"),
+    ("moaning all the time", "宝宝一直哼哼", "abnormal_cry"),
+    ("whimpering all the time", "儿子老是哼唧", "abnormal_cry"),
     # one facet alone stays soft
     ("sleepy alone", "孩子这几天特别想睡", "lethargy"),
     ("poor spirits and floppy: no sleepiness", "儿子没精神，浑身没力气", "lethargy"),
@@ -98,6 +111,9 @@ LOOK_ALIKES = [
     ("sleeps through to morning", "儿子一直睡到天亮"),
     ("sleeps half an hour at a time", "宝宝老是睡半小时就醒"),
     ("sleeps only three hours", "女儿晚上只睡了三个小时"),
+    ("spirits high", "孩子精神挺高的"),
+    ("a hum before sleep", "宝宝睡前哼两声歌"),
+    ("a sizzling pan", "锅里滋滋地响"),
 ]
 
 NEVER_HALTS = [
