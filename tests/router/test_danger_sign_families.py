@@ -188,6 +188,60 @@ def test_a_form_not_of_the_child_now_never_halts(router: Router, text):
     assert router.route_request(text, PARENT, "P0001").status != "halt"
 
 
+# Kidney signs (SPEC §3.5 revision 2) in more of parents' words: PD effluent white like milk or with
+# flakes and an exit site weeping (ISPD), a catheter with pus, a fistula whose thrill is gone or that
+# keeps oozing, a transplanted kidney that hurts or urine falling after a transplant (KDIGO), a
+# pressure that will not come down, sleeping sitting up or pink froth (fluid overload), fingers cramped
+# straight, and confusion said as parents say it. Each now (halts) and in the past, of another person or
+# asked about (asks, never halts).
+KIDNEY = {
+    "pd_peritonitis": ["腹透倒出来的液体白白的像牛奶", "腹透液里有白色的絮", "腹透管口那里流黄水"],
+    "dialysis_access": ["透析管子的出口有脓", "内瘘那里一直在冒血", "内瘘摸不到震颤"],
+    "transplant_alert": ["移植的那个肾摸着疼", "换肾以后尿越来越少"],
+    "hypertensive_emergency": ["血压一直在170以上降不下来"],
+    "fluid_overload": ["要坐着睡才能喘气", "咳出粉红色的泡沫"],
+    "hypocalcemic_tetany": ["手指抽得伸不直", "手抽成鸡爪"],
+    "altered_consciousness": ["说话颠三倒四", "不认识妈妈了"],
+}
+KIDNEY_NOT_NOW = {
+    "past": "孩子以前{s}，现在好了，能吃香蕉吗",
+    "other person": "我同事的孩子{s}",
+    "knowledge question": "{s}是什么原因",
+}
+
+
+def _kidney_rows() -> list[tuple[str, str, str]]:
+    rows = []
+    for concept, phrasings in KIDNEY.items():
+        for s in phrasings:
+            rows.append((f"{concept} now: {s}", f"孩子今天{s}", concept))
+            rows += [(f"{concept} {kind}: {s}", template.format(s=s), "") for kind, template in KIDNEY_NOT_NOW.items()]
+    return rows
+
+
+@pytest.mark.parametrize(("text", "concept"), [r[1:] for r in _kidney_rows()], ids=[r[0] for r in _kidney_rows()])
+def test_a_kidney_sign_in_parents_words(router: Router, text, concept):
+    result = router.route_request(text, PARENT, "P0001")
+    if concept:
+        halts(router, text, concept)
+    else:
+        assert result.status == "confirm", result.red_flags
+
+
+KIDNEY_LOOK_ALIKES = [
+    # id, text: no mention of any sign
+    ("a baby who does not know faces yet", "宝宝三个月了还不认识妈妈"),
+    ("chicken feet to eat", "孩子能吃鸡爪吗"),
+    ("mixing the PD bag", "腹透液混合好了再加热"),
+    ("asking about the graft's function", "移植肾的功能怎么样"),
+]
+
+
+@pytest.mark.parametrize("text", [r[1] for r in KIDNEY_LOOK_ALIKES], ids=[r[0] for r in KIDNEY_LOOK_ALIKES])
+def test_a_kidney_look_alike_is_no_mention(router: Router, text):
+    no_mention(router, text)
+
+
 def test_a_together_rule_reports_its_name(router: Router):
     flags = router.route_request("宝宝特别困，没精神", PARENT, "P0001").red_flags
     assert [(f.concept, f.term, f.context, f.soft) for f in flags] == [("lethargy", "sleepy_and_listless", "current", False)]
