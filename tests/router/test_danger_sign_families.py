@@ -88,7 +88,6 @@ SOFT = [
     ("less lively than before", "宝宝不如以前活泼了", "lethargy"),
     ("not so active any more", "儿子不怎么活跃了", "lethargy"),
     ("eyes dull", "孩子眼睛没神", "lethargy"),
-    ("no strength in the body", "女儿说浑身没力气", "lethargy"),
     ("limbs said to jerk, nothing after", "宝宝突然四肢抽", "seizure"),
     ("very drowsy", "宝宝今天特别困", "lethargy"),
     ("asleep all day", "孩子一天到晚犯困", "lethargy"),
@@ -123,7 +122,7 @@ SOFT = [
     ("one side of the face twitching", "孩子半边脸一抽一抽", "seizure"),
     # one facet alone stays soft
     ("sleepy alone", "孩子这几天特别想睡", "lethargy"),
-    ("poor spirits and floppy: no sleepiness", "儿子没精神，浑身没力气", "lethargy"),
+    ("poor spirits and floppy: no sleepiness", "儿子没精神，浑身软", "lethargy"),
     ("continuous cry alone", "宝宝一直哭", "abnormal_cry"),
 ]
 
@@ -155,6 +154,8 @@ LOOK_ALIKES = [
     ("awake, seldom crying", "宝宝醒着的时候很少哭"),
     ("a loud, strong cry", "孩子哭声很洪亮"),
     ("warm hands and feet", "孩子手脚都很暖和"),
+    ("tired all over is fatigue, no sign on its own (adults say it of themselves)", "孩子浑身没力气"),
+    ("wants a nap", "宝宝吃完饭一直想睡午觉"),
 ]
 
 NEVER_HALTS = [
