@@ -85,6 +85,9 @@ SOFT = [
     ("won't even talk", "儿子今天话也不想说", "lethargy"),
     ("just lies there", "女儿这两天老是躺着", "lethargy"),
     ("lies in bed, won't get up", "孩子躺在床上不想起来", "lethargy"),
+    ("does not feel like talking", "女儿今天不想说话", "lethargy"),
+    ("stopped talking", "儿子突然不说话了", "lethargy"),
+    ("wants to lie down", "宝宝自己爬到床上躺着", "lethargy"),
     ("less lively than before", "宝宝不如以前活泼了", "lethargy"),
     ("not so active any more", "儿子不怎么活跃了", "lethargy"),
     ("eyes dull", "孩子眼睛没神", "lethargy"),
@@ -129,6 +132,9 @@ SOFT = [
 LOOK_ALIKES = [
     # id, text: no mention of any sign
     ("cannot talk yet", "孩子两岁了还不会说话"),
+    ("not talking yet at two", "两岁了还不说话"),
+    ("a quiet child", "孩子不爱说话"),
+    ("lying down to feed", "我想躺着喂奶"),
     ("lies down to feed", "宝宝喜欢躺着喝奶"),
     ("lies down to sleep", "女儿一直躺着睡觉"),
     ("a funnel chest, no breathing word", "孩子胸口有点凹陷是不是缺钙"),
