@@ -184,6 +184,37 @@ def pin(core: str | None) -> list[str]:
     return ["taskset", "-c", core] if core is not None else []
 
 
+def side_by_side(parser: argparse.ArgumentParser, rounds: int, duration: float, warmup: float) -> argparse.Namespace:
+    """The options every side-by-side HTTP benchmark shares; parsed, with ``cores`` as (server, wrk)."""
+    parser.add_argument("--rounds", type=int, default=rounds)
+    parser.add_argument("--duration", type=float, default=duration)
+    parser.add_argument("--warmup", type=float, default=warmup)
+    parser.add_argument("--connections", type=int, default=32)
+    parser.add_argument("--cores", default="0,1", help="server core, wrk core ('none' to not pin)")
+    args = parser.parse_args()
+    pinned = args.cores != "none" and shutil.which("taskset") and (os.cpu_count() or 1) >= 2
+    args.cores = tuple(args.cores.split(",")) if pinned else (None, None)
+    return args
+
+
+def alternate(configs: list[Any], rounds: int, run: Any, show: Any, prefix: str) -> list[dict[str, Any]]:
+    """``run(config, token, bodies_lua, workdir, round_no)`` for every config, in a b c, c b a … order (a
+    loaded machine slows them alike), each row printed with ``show`` as it comes; one token per run."""
+    token = secrets.token_urlsafe(36)
+    bodies = [json.dumps(m, ensure_ascii=False, separators=(",", ":")).encode() for m in request_mix(400)]
+    rows: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        workdir = Path(tmp)
+        bodies_lua = workdir / "bodies.lua"
+        write_lua_bodies(bodies, bodies_lua)
+        for round_no in range(1, rounds + 1):
+            for config in configs if round_no % 2 else configs[::-1]:
+                rows.append(run(config, token, bodies_lua, workdir, round_no))
+                print(show(rows[-1]), flush=True)
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    return rows
+
+
 @dataclass
 class Server:
     name: str

@@ -21,19 +21,17 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import secrets
 import shutil
 import signal
 import statistics
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
-from bench.http_bench import BENCH, Latencies, Server, free_port, pin, request_mix, wrk, write_lua_bodies  # noqa: E402
+from bench.http_bench import BENCH, Latencies, Server, alternate, free_port, pin, side_by_side, wrk  # noqa: E402
 
 
 @dataclass
@@ -105,23 +103,13 @@ def show(row: dict) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--base", required=True, help="the other tree (its app/ is served)")
-    parser.add_argument("--rounds", type=int, default=4)
-    parser.add_argument("--duration", type=float, default=5.0)
-    parser.add_argument("--warmup", type=float, default=2.0)
-    parser.add_argument("--connections", type=int, default=32)
-    parser.add_argument("--cores", default="0,1", help="server core, wrk core ('none' to not pin)")
     parser.add_argument("--profile", default=None, help="write a cProfile per run into this directory")
-    args = parser.parse_args()
+    args = side_by_side(parser, rounds=4, duration=5.0, warmup=2.0)
     if shutil.which("wrk") is None:
         print("wrk is not installed (scripts/ensure-system-tools.sh installs it)", file=sys.stderr)
         return 2
-    cores = (None, None)
-    if args.cores != "none" and shutil.which("taskset") and (os.cpu_count() or 1) >= 2:
-        cores = tuple(args.cores.split(","))
     if args.profile:
         Path(args.profile).mkdir(parents=True, exist_ok=True)
-    token = secrets.token_urlsafe(36)
-    bodies = [json.dumps(m, ensure_ascii=False, separators=(",", ":")).encode() for m in request_mix(400)]
     trees = {"this": ROOT, "base": Path(args.base).resolve()}
     print(f"http_gc: this {ROOT} against base {trees['base']}; c={args.connections}, {args.rounds} round(s) of "
           f"{args.warmup} s warm-up + {args.duration} s; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
@@ -129,16 +117,10 @@ def main() -> int:
           "| GC µs/req | longest GC ms | own loop stalls > 20 ms per 1k req / longest ms "
           "| preempted > 20 ms per 1k req / longest ms | bad |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    rows = []
-    with tempfile.TemporaryDirectory(prefix="http_gc_") as tmp:
-        workdir = Path(tmp)
-        bodies_lua = workdir / "bodies.lua"
-        write_lua_bodies(bodies, bodies_lua)
-        for round_no in range(1, args.rounds + 1):
-            for label in ("this", "base") if round_no % 2 else ("base", "this"):
-                rows.append(one_run(label, trees[label], args, token, bodies_lua, workdir, cores, round_no))
-                print(show(rows[-1]), flush=True)
-    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    rows = alternate(["this", "base"], args.rounds,
+                     lambda label, token, bodies_lua, workdir, round_no: one_run(
+                         label, trees[label], args, token, bodies_lua, workdir, args.cores, round_no),
+                     show, "http_gc_")
 
     def med(tree: str, key: str) -> float:
         return statistics.median(r[key] for r in rows if r["tree"] == tree)

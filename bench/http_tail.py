@@ -27,19 +27,17 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import secrets
 import shutil
 import signal
 import statistics
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
-from bench.http_bench import BENCH, Latencies, Server, free_port, pin, request_mix, wrk, write_lua_bodies  # noqa: E402
+from bench.http_bench import BENCH, Latencies, Server, alternate, free_port, pin, side_by_side, wrk  # noqa: E402
 
 
 @dataclass
@@ -132,12 +130,7 @@ def show(row: dict) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("configs", nargs="+", help="LABEL=TREE[:VARIANT] (variants: bench/servers/tail.py)")
-    parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--duration", type=float, default=4.0)
-    parser.add_argument("--warmup", type=float, default=1.0)
-    parser.add_argument("--connections", type=int, default=32)
-    parser.add_argument("--cores", default="0,1", help="server core, wrk core ('none' to not pin)")
-    args = parser.parse_args()
+    args = side_by_side(parser, rounds=2, duration=4.0, warmup=1.0)
     if shutil.which("wrk") is None:
         print("wrk is not installed (scripts/ensure-system-tools.sh installs it)", file=sys.stderr)
         return 2
@@ -148,27 +141,16 @@ def main() -> int:
         if not label or not tree:
             parser.error(f"not LABEL=TREE[:VARIANT]: {spec}")
         configs.append((label, Path(tree).resolve(), variant or "as-is"))
-    cores = (None, None)
-    if args.cores != "none" and shutil.which("taskset") and (os.cpu_count() or 1) >= 2:
-        cores = tuple(args.cores.split(","))
-    token = secrets.token_urlsafe(36)
-    bodies = [json.dumps(m, ensure_ascii=False, separators=(",", ":")).encode() for m in request_mix(400)]
     print(f"http_tail: {' '.join(args.configs)}; c={args.connections}, {args.rounds} round(s) of {args.warmup} s "
           f"warm-up + {args.duration} s; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print("| round | config | req/s | wrk p50 / p99 ms | wrk's correction on the logged requests | the same without "
           "first requests | each request p50 / p99 ms, first requests out | slowest first request ms | last accept "
           "ms after the first request | inside the server p50 / p99 ms | CPU µs/req | load | bad |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    rows = []
-    with tempfile.TemporaryDirectory(prefix="http_tail_") as tmp:
-        workdir = Path(tmp)
-        bodies_lua = workdir / "bodies.lua"
-        write_lua_bodies(bodies, bodies_lua)
-        for round_no in range(1, args.rounds + 1):
-            for label, tree, variant in configs if round_no % 2 else configs[::-1]:
-                rows.append(one_run(label, tree, variant, args, token, bodies_lua, workdir, cores, round_no))
-                print(show(rows[-1]), flush=True)
-    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    rows = alternate(configs, args.rounds,
+                     lambda config, token, bodies_lua, workdir, round_no: one_run(
+                         *config, args, token, bodies_lua, workdir, args.cores, round_no),
+                     show, "http_tail_")
     for label, _, _ in configs:
         mine = [r for r in rows if r["label"] == label]
         print(f"{label}: median p99/p50 — wrk {statistics.median(ratio(r['wrk']) for r in mine):.2f}×, each request "

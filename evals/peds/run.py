@@ -63,6 +63,7 @@ SLOT_FIELDS = ("age_years", "weight_kg", "temperature_c")
 ASKS = ("halt", "confirm")
 COMMITTABLE = ("huatuo", "remedi")
 SOURCES = ("huatuo", "remedi", "cmdd", "dxy")
+POOL_SOURCES = ("cmdd", "imcs")  # README "The pool": the pool draws on these two
 SPLITS = ("dev", "test")
 THIS_TREE = "This branch"
 
@@ -176,11 +177,12 @@ def targets(outcomes: list[Outcome]) -> list[Target]:
     return out
 
 
-def scopes(outcomes: list[Outcome], split: str) -> list[tuple[str, list[Outcome]]]:
+def scopes(outcomes: list[Outcome], split: str,
+           sources: tuple[str, ...] = SOURCES) -> list[tuple[str, list[Outcome]]]:
     """(name, outcomes) for one split: committed part, everything, then each source."""
     rows = [o for o in outcomes if o["row"]["split"] == split]
     out = [("committed", [o for o in rows if o["row"]["source"] in COMMITTABLE]), ("all measured", rows)]
-    out += [(source, [o for o in rows if o["row"]["source"] == source]) for source in SOURCES]
+    out += [(source, [o for o in rows if o["row"]["source"] == source]) for source in sources]
     return out
 
 
@@ -188,12 +190,12 @@ def status_of(outcome: Outcome) -> str:
     return str(outcome["status"]) if outcome["status"] in ASKS else "passes"
 
 
-def emergency_table(outcomes: list[Outcome]) -> str:
+def emergency_table(outcomes: list[Outcome], sources: tuple[str, ...] = SOURCES) -> str:
     table = ["| split | source | emergency | who | rows | halt | confirm | passes (neither) |",
              "|---|---|---|---|---:|---:|---:|---:|"]
     present = {o["row"]["split"] for o in outcomes}
     for split in [s for s in SPLITS if s in present] + sorted(present - set(SPLITS)):
-        for source in SOURCES:
+        for source in sources:
             for label in ("now", "borderline", "not_now", "none"):
                 for who in ("child", "writer", "other", None):
                     chosen = [o for o in outcomes if (o["row"]["split"], o["row"]["source"], o["row"]["emergency"],
@@ -337,9 +339,9 @@ def cell(target: Target) -> str:
     return f"{target.value * 100:.1f} % ({target.count}){'' if target.met else ' ✗'}"
 
 
-def target_table(outcomes: list[Outcome], split: str) -> str:
+def target_table(outcomes: list[Outcome], split: str, sources: tuple[str, ...] = SOURCES) -> str:
     """One row per target, one column per scope; ✗ marks a missed target, – a scope without rows."""
-    measured = [(scope, targets(chosen) if chosen else None) for scope, chosen in scopes(outcomes, split)]
+    measured = [(scope, targets(chosen) if chosen else None) for scope, chosen in scopes(outcomes, split, sources)]
     names = [t for t in targets([])]
     table = ["| figure | target | " + " | ".join(scope for scope, _ in measured) + " |",
              "|---|---|" + "---:|" * len(measured)]
@@ -453,7 +455,7 @@ def score_pool(part: str, router: Any) -> int:
         print("no pool text at hand: `python evals/peds/texts.py` rebuilds local/pool_texts.jsonl", file=sys.stderr)
         return 2
     print(f"## The pool, part {part}: {len(outcomes)} rows, router policy {router.policy_version}\n")
-    print(target_table(outcomes, split) + "\n\n" + emergency_table(outcomes))
+    print(target_table(outcomes, split, POOL_SOURCES) + "\n\n" + emergency_table(outcomes, POOL_SOURCES))
     return 0
 
 

@@ -29,7 +29,7 @@ import random
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,6 +51,8 @@ HUATUO = ("SupritYoung+Zhongjing", "a105934245c265b84f77dbb070b568e2a79688b4", "
 REMEDI = ("yanguojun123+Medical-Dialogue", "f94bb9abfba48f467669d2454771bbe263cc4ae5", "data/dev_human_annotation.txt")
 CMDD = ("alibaba-research+ChineseBLUE", "52eefc9d5cb1839348546c8a473c633d4d9d60a8", "data/CMDD")
 DXY = ("lemuria-wchen+imcs21", "836048f491704011dba229a5bd04db5f7f4d2bbe", "task/DDP/KRDS/dataset_dxy/dxy_dialog_data_dialog_v2.txt")
+# IMCS-21's dialogue-act files (its own dialogues are over the mirror's size limit); pool only.
+IMCS = ("csmust+imcs21", "9cf1e9ab0f2f464894ff8de6cdfd9ca0ff6ead40", "task/DAC/BERT-DAC/THUCNews/data")
 
 COMMITTABLE = {"huatuo", "remedi"}
 
@@ -257,14 +259,29 @@ def dxy_items(stats: dict[str, int]) -> Iterator[Item]:
     stats["items"] = n
 
 
+def imcs_items(stats: dict[str, int]) -> Iterator[Item]:
+    """The parents' turns of IMCS-21's dialogue-act files, one ``speaker：sentence<TAB>act`` per line."""
+    n = 0
+    for split in ("test", "dev"):
+        for i, line in enumerate(git_show(IMCS, f"{IMCS[2]}/{split}.txt").split("\n")):
+            utterance = line.rpartition("\t")[0]
+            speaker, _, text = utterance.partition("：")
+            if speaker == "患者" and text.strip():
+                n += 1
+                yield Item(f"imcs-dac:{split}:{i}", "imcs", text.strip(), False)
+    stats["parent_turns"] = n
+
+
 SOURCES = {"huatuo": huatuo_items, "remedi": remedi_items, "cmdd": cmdd_items, "dxy": dxy_items}
+POOL_ONLY_SOURCES = {"imcs": imcs_items}  # README "The pool": labelled for tuning, in no split of the set
 
 
-def all_items() -> tuple[dict[str, Item], dict[str, dict[str, int]]]:
+def all_items(sources: dict[str, Callable[[dict[str, int]], Iterator[Item]]] = SOURCES
+              ) -> tuple[dict[str, Item], dict[str, dict[str, int]]]:
     """Every text of every source by id, with per-source stats; the 8-f half is not kept."""
     out: dict[str, Item] = {}
     stats: dict[str, dict[str, int]] = {}
-    for name, reader in SOURCES.items():
+    for name, reader in sources.items():
         s: dict[str, int] = {}
         for item in reader(s):
             out[item.id] = item
@@ -409,7 +426,7 @@ def write_jsonl(path: Path, rows: list[dict[str, object]] | list[dict[str, str]]
 
 def rebuild() -> int:
     """Local texts of the committed rows and of the pool rows, each checked against its committed sha256."""
-    items, _ = all_items()
+    items, _ = all_items(SOURCES | POOL_ONLY_SOURCES)
     bad = 0
     for rows, local, every in ((ROWS, LOCAL_TEXTS, False), (POOL_ROWS, LOCAL_POOL_TEXTS, True)):
         out = []

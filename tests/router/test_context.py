@@ -26,7 +26,7 @@ ROWS = [
     # --- the section's own examples ------------------------------------------------------------
     ("§4.7 past fever seizure, now a food question: historical", "孩子以前有过高热惊厥，现在能吃香蕉吗", PARENT, [(SZ, HIS)]),
     ("§4.7 sister's child: other person", "我姐姐家的孩子经常抽搐", PARENT, [(SZ, OTH)]),
-    ("§4.7 also no breathing difficulty: negated", "这一晚上都没有咳嗽，也没有呼吸困难", PARENT, [(RD, NEG)]),
+    ("§4.7 also no breathing difficulty: negated", "这一整晚都没有咳嗽，也没有呼吸困难", PARENT, [(RD, NEG)]),
     ("§4.7 when a fit comes, foam at the mouth?: hypothetical", "癫痫发作的时候会口吐白沫吗", PARENT, [(SZ, HYP)]),
     ("§4.7 blood-streaked stool: current", "大便带血丝", PARENT, [(GI, CUR)]),
     ("§4.7 sleeping all the time: current", "一直昏睡", PARENT, [(LE, CUR)]),
