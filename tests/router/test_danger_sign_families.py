@@ -296,6 +296,18 @@ def test_a_together_rule_reports_its_name(router: Router):
     assert [(f.concept, f.term, f.context, f.soft) for f in flags] == [("lethargy", "sleepy_and_listless", "current", False)]
 
 
+def test_a_together_rule_halts_even_when_the_concept_was_acknowledged(router: Router):
+    """Acknowledging says "not happening now"; two current mild forms say it is (SPEC §4.7: a current
+    mention still halts)."""
+    text = "宝宝特别困，没精神"
+    assert router.route_request(text, PARENT, "P0001", acknowledged_red_flags=["lethargy"]).status == "halt"
+
+
+def test_one_facet_twice_is_no_together_rule(router: Router):
+    result = router.route_request("宝宝特别困，一直犯困", PARENT, "P0001")
+    assert (result.status, result.reason_code) == ("confirm", "p0_confirm_severity"), result.red_flags
+
+
 REFUSALS = [
     ("a together item that is no soft form", edit('["一直在睡", "都在睡觉",', '["嗜睡", "都在睡觉",'),
      "together.sleepy_and_listless: '嗜睡' is no soft term or soft pattern of the concept"),
