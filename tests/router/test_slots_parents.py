@@ -451,7 +451,112 @@ FORMS_3 = [
     ("a pronoun's months without 才 are how long", "他两个月没长肉", {"age_years": None}),
 ]
 
-ROWS = AGES + WEIGHTS + TEMPERATURES + OTHER_PEOPLE + SALTS_AND_DECIMALS + TEMPERATURES_2 + AGES_2 + DEV_MISSES + FORMS_2 + FORMS_3
+# Issue 21, session 4: the forms behind the dev, pool and imcs misses, each both ways (own sentences).
+FORMS_4 = [
+    # a newborn is counted in days, whatever follows
+    ("新生儿N天 before an event is the age", "新生儿12天鼻子不通气", {"age_years": 0.03}),
+    ("新生儿一天 is a rate, no age", "新生儿一天吃几次奶", {"age_years": None}),
+    ("新生儿N天没 is how long, no age", "新生儿两天没大便了", {"age_years": None}),
+    # 出生第N天 that ends its clause
+    ("出生第N天 as a whole reply is the age", "出生第五天", {"age_years": 0.01}),
+    ("出生第N天 at a clause end is the age", "宝宝出生第六天，脸有点黄", {"age_years": 0.02}),
+    ("出生第N天 before an event is that day", "出生第三天就开始黄了", {"age_years": None}),
+    # 满月 as a moment or not reached yet
+    ("满月照 is an event", "昨天拍满月照吹了风", {"age_years": None}),
+    ("满月的时候 is a moment", "满月的时候查过胆红素", {"age_years": None}),
+    ("满月再 is a plan", "等满月再去打疫苗", {"age_years": None}),
+    ("快满月 is an upper bound", "女儿快满月了，还在吐奶", {"age_years": None}),
+    ("满月 then a weight is the weight then, not the age", "出生三公斤，满月四公斤", {"age_years": None, "weight_kg": 4.0}),
+    ("满月了 is still the age", "宝宝满月了，还有点黄", {"age_years": 0.08}),
+    ("满月 then 在 a place is still the age", "宝宝刚满月在家老是哭", {"age_years": 0.08}),
+    # an age of an event or a schedule
+    ("an age then an event done at it (…的)", "两岁半断的奶，现在不爱吃饭", {"age_years": None}),
+    ("an age then 接种", "孩子六个月接种的乙肝疫苗", {"age_years": None}),
+    ("an age then 刚打", "麻疹疫苗八个月刚打过", {"age_years": None}),
+    ("an age with 左右 before an event", "出生二十天左右发现的湿疹", {"age_years": None}),
+    ("an age then an event now is still the age", "孩子六个月断奶期间拉肚子", {"age_years": 0.5}),
+    ("an age then 做 a test now is still the age", "孩子15岁做尿检发现隐血", {"age_years": 15.0}),
+    # upper bounds and weeks of a pregnancy
+    ("N周岁差点 is an upper bound", "儿子4周岁差点，咳嗽一周", {"age_years": None}),
+    ("N岁 alone stays the age", "儿子4周岁，咳嗽一周", {"age_years": 4.0}),
+    ("37周4 is a pregnancy's weeks, not years", "36周5出生，现在吃奶少", {"age_years": None}),
+    ("一周两个月 stays years in 周", "一周两个月，不爱喝水", {"age_years": 1.17}),
+    ("半个多月了 is how long", "咳嗽，半个多月了", {"age_years": None}),
+    ("六个月 as a whole clause stays the age", "没有拉肚子，六个月", {"age_years": 0.5}),
+    # weights as parents reply them
+    ("a weight with 多 opening the message", "14斤多吧", {"weight_kg": 7.0}),
+    ("a weight said as reached (有…)", "有12斤", {"weight_kg": 6.0}),
+    ("a weight said as reached after a clause (有…了)", "现在会爬了，有20斤了", {"weight_kg": 10.0}),
+    ("有 a weight of food is no weight", "买了有5斤苹果", {"weight_kg": None}),
+    ("足月 then a weight in its clause is the birth weight", "足月的可是体重只有五斤", {"weight_kg": None}),
+    ("早产 with 现在 before the weight is the current weight", "早产儿，现在体重9斤", {"weight_kg": 4.5}),
+    # temperatures: questions, thresholds, moments
+    ("a reading asked about with 算…吗", "37.8算发烧吗", {"temperature_c": None}),
+    ("a reading with 度 asked about with 算是…吗", "39度5算高烧吗", {"temperature_c": None}),
+    ("算 after a reading in another question stays a reading", "体温38.6，是不是要去医院", {"temperature_c": 38.6}),
+    ("会…吗 around a reading is a question", "幼儿急疹会烧到40度吗", {"temperature_c": None}),
+    ("会 in 一会 is no question", "过了一会烧到39度", {"temperature_c": 39.0}),
+    ("超过 before a reading with a fever word is a threshold", "发烧超过39度的时候给了美林", {"temperature_c": None}),
+    ("a reading opening a sentence then 的时候 is a condition", "39度的时候就没精神，现在好点了", {"temperature_c": None}),
+    ("烧到 a reading 的时候 tells one", "昨晚烧到39度的时候哭了很久", {"temperature_c": 39.0}),
+    ("a reading after a comma then 的时候 tells a moment of this illness", "昨晚发烧，39度的时候抽了一下", {"temperature_c": 39.0}),
+    ("a clock time with 半 before 的时候 dates a reading", "九点半的时候体温38.3", {"temperature_c": 38.3}),
+    ("当时 with no now cue before it is the past", "去年住院，当时发烧到40度，今天咳嗽", {"temperature_c": None}),
+    ("当时 after a now cue is now", "昨晚开始发烧，当时烧到39度", {"temperature_c": 39.0}),
+    ("然后 goes on with a past story", "去年在老家发烧到40度，然后39度多，住了院", {"temperature_c": None}),
+    ("然后 then a now cue is now", "前天发烧到40度，然后今天38度", {"temperature_c": 38.0}),
+    ("a day right after a past cue is that cue's date", "三天前5号发烧38.6，现在好了", {"temperature_c": None}),
+    # summed ages with 多, a product's age, a reply's lower bound
+    ("months with 多 then days add up, a lower bound", "九个月多五天", {"age_years": 0.76, "approximate": ["age_years"]}),
+    ("个多 then 零 and days (月 left out)", "3个多零20天", {"age_years": 0.3, "approximate": ["age_years"]}),
+    ("months and days without 多 stay exact", "三个月零八天", {"age_years": 0.27, "approximate": []}),
+    ("个月多少天 is a question, no age", "这药要吃三个月多少天", {"age_years": None}),
+    ("a product's age (N岁用的) is not the child's", "这款是12岁用的，宝宝才十个月", {"age_years": 0.83}),
+    ("a product's age alone fills nothing", "这款是12岁用的吗", {"age_years": None}),
+    ("a reply ending with 以上 is a lower bound reading", "这两天都在39度以上", {"temperature_c": 39.0}),
+    ("years, months and days add up", "女儿一岁两个月零五天", {"age_years": 1.18}),
+    ("years and months then days before 前 stay years and months", "儿子2岁3个月10天前发过烧", {"age_years": 2.25}),
+    ("体重N公斤半", "宝宝八个月，体重八公斤半", {"weight_kg": 8.5}),
+    ("体重N斤半", "体重十六斤半", {"weight_kg": 8.25}),
+    ("a reading after its temperature word asked about with 算…吗 stays", "腋温37.5，算低烧吗", {"temperature_c": 37.5}),
+    ("a reading said of the child now asked about with 算…吗 stays", "宝宝现在38.5，算高烧吗", {"temperature_c": 38.5}),
+    ("a number after a question's lead words asked about with 算…吗", "请问37.6算发烧吗", {"temperature_c": None}),
+    ("这次 after a past cue ends its reach", "上周烧到40度，这次只有38度", {"temperature_c": 38.0}),
+    ("a past cue without 这次 covers its sentence", "上周烧到40度，只有一天", {"temperature_c": None}),
+    # a rank word (老二) is no number; suppositions and general rules fill nothing
+    ("老二 then an age: the numeral of the rank opens no number", "老大8岁，老二两岁发烧39度", {"age_years": 2.0, "temperature_c": 39.0}),
+    ("a weight under 如果 in its clause", "如果孩子体重10公斤，吃多少毫升", {"weight_kg": None}),
+    ("a weight in a general rule (一般)", "一般体重15公斤的孩子吃多少", {"weight_kg": None}),
+    ("an age under 要是", "要是孩子三岁了还尿床正常吗", {"age_years": None}),
+    ("如果 in an earlier clause leaves the weight", "如果可以的话，孩子体重10公斤吃多少", {"weight_kg": 10.0}),
+    ("主要是 is no supposition", "主要是孩子两岁了还不会说话", {"age_years": 2.0}),
+    ("a child word then N周半 is years and a half", "女孩2周半，手上起疹子", {"age_years": 2.5}),
+    ("a bare N周半 stays weeks, no age", "咳嗽两周半了", {"age_years": None}),
+    ("a short reply listing readings: the highest counts", "昨晚38.6，今天早上37.9", {"temperature_c": 38.6}),
+    ("a short reply listing readings after a past cue", "前天38.6，今天37.9", {"temperature_c": 37.9}),
+    ("a body measure in a listed reply is no reading", "体重37.5，今天38.1", {"temperature_c": 38.1}),
+    # approximate: a lower bound of a weight or of the reading that wins (LABELS.md: 多 → the bound, approximate)
+    ("a weight with 多 is approximate", "宝宝体重16斤多", {"weight_kg": 8.0, "approximate": ["weight_kg"]}),
+    ("a reading with 多 is approximate", "发烧最高39度多", {"temperature_c": 39.0, "approximate": ["temperature_c"]}),
+    ("every lower bound, in the result's order", "两岁多，25斤多，烧到39度多",
+     {"age_years": 2.0, "weight_kg": 12.5, "temperature_c": 39.0, "approximate": ["age_years", "weight_kg", "temperature_c"]}),
+    ("an exact reading over a lower bound is not approximate", "昨天38度多，今天39.2", {"temperature_c": 39.2, "approximate": []}),
+    ("an exact weight is not approximate", "体重16斤", {"weight_kg": 8.0, "approximate": []}),
+    # another family's child next to the writer's own; a weight or a reading of a past moment
+    ("another person's child's values when the writer's own child is named", "表哥家孩子3岁，体重15公斤，我家宝宝2岁",
+     {"age_years": 2.0, "weight_kg": None}),
+    ("another person's child's reading when the writer's own child is named", "同事的孩子烧到39度抽了，我家宝宝1岁",
+     {"age_years": 1.0, "temperature_c": None}),
+    ("another person's child alone is the child asked about", "同事的孩子3岁，烧到39度", {"age_years": 3.0, "temperature_c": 39.0}),
+    ("a child word before another person's child leaves that child's values", "小孩咳嗽怎么办？我朋友的孩子今年两岁",
+     {"age_years": 2.0}),
+    ("a weight at a past age fills nothing", "宝宝三岁时体重15公斤", {"weight_kg": None}),
+    ("a weight at a past moment, then the current one", "住院的时候体重10公斤，现在9公斤", {"weight_kg": 9.0}),
+    ("平时 is no past moment", "平时体重30斤", {"weight_kg": 15.0}),
+    ("当时 after a past age with no now cue is the past", "孩子4岁，一岁时高热惊厥过，当时39度", {"age_years": 4.0, "temperature_c": None}),
+]
+
+ROWS = AGES + WEIGHTS + TEMPERATURES + OTHER_PEOPLE + SALTS_AND_DECIMALS + TEMPERATURES_2 + AGES_2 + DEV_MISSES + FORMS_2 + FORMS_3 + FORMS_4
 
 
 @pytest.fixture(scope="module")

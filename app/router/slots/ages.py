@@ -24,7 +24,15 @@ tests/router/test_slots_parents.py):
   开始 / 起, unless a child word leads the age or it is inside its clause); an age in a
   drug's dose (说明书上…岁以下) or before 一下 (a bound written for 以下) is none; 满月后就 / 一直
   tells since when; a pronoun's months after 才 / 刚 (她才九个月) are the child's age; an elder
-  child's values (大宝, 老大, 大的孩子) belong to another child when the text names two (``scan``).
+  child's values (大宝, 老大, 大的孩子) belong to another child when the text names two (``scan``);
+* as the dev split, the pool and the imcs messages write them (issue 21, session 4): a newborn's N天
+  is the age whatever follows it (not 一天 or N天没…); 出生第N天 ending its clause is the age; 满月 as a
+  moment, an event or a plan (满月的时候, 满月照, 满月再…, a weight after it) or not reached (快满月)
+  is no age; an age before an event done at it (…断的, 接种, 刚打, …检查的), 左右 or a product's age
+  (N岁用的) is no age now; N周岁差一点 is an upper bound; years in 周 stop at 9 (36周5 is a
+  pregnancy); 半个多月 is no age; months with 多 then days are a lower bound (九个月多五天); years,
+  months and days add up; a child word then N周半 is years and a half; an age under a supposition
+  or a general rule (如果, 要是, 一般) in its clause fills nothing (``draft.supposed``).
 """
 
 from __future__ import annotations
@@ -49,6 +57,8 @@ _YEARS_PER = {"个月": 1 / 12, "个多月": 1 / 12, "多个月": 1 / 12, "个�
               "礼拜": 7 / 365, "个礼拜": 7 / 365}
 # Days and months add up (三个月零八天, 一个月加十天): a month counts 30.4 days, a year 365 (SPEC §4.4).
 _DAYS_PER_MONTH = 30.4
+# Parents count years in 周 for young children only: 36周5 is a pregnancy's weeks and days.
+_WEEK_YEARS = 9
 # Days from a week up, to a year (7 to 99): after 一周零 they are days past a first birthday.
 _WEEK_OF_DAYS = "[1-9][0-9](?![0-9.])|[7-9](?![0-9.])|[二三四五六七八九]?十[一二三四五六七八九]?|[七八九]"
 # Days said after the months of a child's age: 宝宝三个月零八天, 出生一个月加十天.
@@ -62,6 +72,7 @@ _WHOLE_DAYS = re.compile("了?[ \t]*[。!?]?[ \t]*$")
 # After N岁: a past age (12岁前, 5岁的时候), a range (12岁到20岁) or an approximation (3岁左右): no age.
 _NOT_AN_AGE_AFTER = (
     "前", "之前", "以前", "时", "的时候", "那年", "到", "至", "左右", "以内", "之内", "以下", "以上", "内", "不到",
+    "差点", "差一点", "差几", "差不多",  # 4周岁差一点: not reached yet, an upper bound (LABELS.md: 快两岁 → null)
 )
 # Before N岁: the age at a past event (去年一岁, 自从三岁, 从两岁起, 在2周岁得过) — 在 not of 现在 / 正在.
 _PAST_AGE_BEFORE = re.compile("(?:去年|前年|那年|自从|从|(?<![现实正还存])在)[ \t]*$")
@@ -77,14 +88,25 @@ _TO_GO = ("还有", "还差", "差", "再过", "还剩")
 # Before N岁: the end of a past span (直到20岁, 一直到他20岁) or an age not reached yet (快五岁了): no age now.
 _NOT_AN_AGE_BEFORE = ("直到", "直到他", "直到她", "直到我", "快", "快要", "马上", "将近", "就要", "差不多")
 _NOT_KID_OPENERS = ("我", "患", "病")
-_NOT_FULL_MONTH = ("未", "没", "不到", "没有", "还没")
+# Before 满月: not reached yet (未满月, 快满月 — an upper bound, as 快两岁 is: LABELS.md), or a plan for
+# when it is (打算满月再…, 等满月).
+_NOT_FULL_MONTH = ("未", "没", "不到", "没有", "还没", "快", "快要", "马上", "就要", "将要", "等", "打算", "准备")
 _PAST_FULL_MONTH = ("出了", "过了", "过完", "从")
 # After 满月: since then (满月后就一直…, 满月以后都是…) — what has been so since, not the age now.
-_SINCE_FULL_MONTH = re.compile("(?:后|以后|之后)(?:就|一直|都|开始)|开始|起")
+# Or 满月 as a moment or an event, not the age: 满月的时候, 满月时, 满月再加, 满月照 / 满月酒, 满月体重,
+# 满月九斤 (a weight taken then).
+_SINCE_FULL_MONTH = re.compile(
+    f"(?:后|以后|之后)(?:就|一直|都|开始)|开始|起|的?时候|时|那天|前|之前|再|照|酒|宴|礼|体重|称|[0-9.{CHARS}]+(?:斤|公斤|千克|kg)"
+)
 # A child's N天 before an event is an age when it is a month or more (宝宝40天了白天都正常, 宝宝70天大便
 # 不正常: a parent says a duration that long in months) or said with 才 (我孩子才14天怎么爱翻白眼).
 _DAYS_OF_AGE = 28
 _TODAY = ("今天", "今天是", "现在", "现在是", "目前")  # before 出生第N天: the child's age today
+# A newborn is counted in days: 新生儿12天鼻子不通 is the age, whatever follows it (LABELS.md; the dev split and imcs).
+_NEWBORN = "新生儿"
+_NEWBORN_NOT_AFTER = ("没", "不", "未", "都", "一", "多少", "几", "内")
+# 出生第N天 that ends its clause (a reply: 出生第五天了) is the age; before an event (出生第3天就黄了) a day of it.
+_CLAUSE_END = re.compile("了?[ \t]*(?:[,。!?;、\n]|$)")
 # Before a bare N个月 / N天 opening a clause: the age just reached (刚满三个月, 今天刚好28天).
 _REACHED = ("今天刚好", "今天刚满", "今天正好", "刚刚满", "刚满", "已满", "刚好", "正好")
 # An age said as now (宝宝现在5个月, 现在四个多月了) replaces an earlier age of a past event (42天时入院).
@@ -106,7 +128,10 @@ _LEAD_REACH = 6
 # Right after an age: the moment something happened or began (宝宝6个月就去打了疫苗, 一个月零十天开始
 # 加米粉, 两岁起爱流鼻血, 出生五天出院) — the age back then, no age now; unless the age is said as now or as "only"
 # before its number (才两个月就出牙, 现在5岁就近视了).
-_AT_A_MOMENT = ("就", "开始", "起", "出院", "住院")
+# The same with an event said as done at that age (两岁半断的奶, 出生三天做的筛查, 六个月接种的, 八个月刚打过) or
+# an approximation (出生二十天左右发现的湿疹), or a product's age (12岁用的): the age of an event, a schedule or
+# a product, as the pool and imcs labels read it.
+_AT_A_MOMENT = ("就", "开始", "起", "出院", "住院", "左右", "接种", "刚打", "打的", "检查的", "查的", "做的", "断的", "断奶的", "用的")
 _NOT_A_MOMENT = ("起来", "就是")
 _AS_NOW = ("才", "刚", "刚刚", "只有", "现在", "目前", "今年", "已经", "都")
 # Before an age in its clause: a drug's dose (说明书上3岁以下半包, 用量：1岁一次5毫升), not the child's.
@@ -147,7 +172,9 @@ def tails(units: str, kids: str) -> dict[str, str]:
     return {
         # 三个月零八天, 5月零15天, 一个月加十天: months and days of an age (a bare 月 only with a join).
         "msum": (
-            f"(?P<msum_u>个月|月)[ \\t]*(?P<msum_j>[零又加])?[ \\t]*(?P<msum_n>{NUM})(?P<msum_d>天)"
+            # 九个月多五天, 3个多零20天 (月 left out before 零): months that are a lower bound, then days.
+            f"(?P<msum_u>个多月|个月|月|个多(?=[ \\t]*[零又加]))(?P<msum_m>多{{1,2}})?"
+            f"[ \\t]*(?P<msum_j>[零又加])?[ \\t]*(?P<msum_n>{NUM})(?P<msum_d>天)"
             "(?!以内|之内|内|以来|前|后)"
         ),
         # 还有十天三个月了, 差5天满13个月: the age reached in a few days (checked in ``on_age_to_go``).
@@ -172,7 +199,9 @@ def tails(units: str, kids: str) -> dict[str, str]:
         ),
         "age": (
             f"(?P<age_u>周岁|岁)(?P<age_h>半(?!{units}))?"
-            f"(?:[ \\t]*[零又加]?(?P<agem_n>{NUM}|半)(?P<agem_u>个半月|个多月|个月|月(?![ \\t]*[0-9{CHARS}]+[日号])|天))?"
+            f"(?:[ \\t]*[零又加]?(?P<agem_n>{NUM}|半)(?P<agem_u>个半月|个多月|个月|月(?![ \\t]*[0-9{CHARS}]+[日号])|天)"
+            # 一岁两个月零五天: days after the months add up too (months of 30.4 days)
+            f"(?:(?<=月)[ \\t]*[零又加]?[ \\t]*(?P<aged_n>{NUM})(?P<aged_d>天)(?!以内|之内|内|以来|前|后))?)?"
         ),
     }
 
@@ -192,6 +221,8 @@ def led_branches(kid_words: tuple[str, ...]) -> dict[str, tuple[str, str]]:
             + "[男女]?(?:[,、][ \\t]*)?(?:现在|目前|今年|今天|已经|刚刚|刚好|刚满|刚|才|已|满|有|是|第|都)*[ \\t]*"
             + number("kid")
             + "[ \\t]*(?:(?P<kid_u>个半月|个月半|个多月|个月)(?P<kid_more>(?<=个月)多(?!少))?" + _PLUS_DAYS.format("kid")
+            # 女孩2周半: after a child word, N周半 is years in 周 (周岁) and a half (a bare 两周半 stays weeks)
+            + "|(?P<kid_yh>周半)"
             + f"|(?P<kid_d>[多几]?天|周(?!岁)|个?星期)(?:(?=了?(?:{_OLD}|的|[,。!?;、\\n ]|$))|(?P<kid_free>(?<=天))))"
             + _NOT_NOW_AFTER,
         ),
@@ -249,6 +280,8 @@ def on_years_in_weeks(m: re.Match[str], d: Draft) -> None:
     months = d.quantity(m, *m.span("yweek_n"), "yweek_u")
     if years is None or months is None or isinstance(years["value"], float) or months["value"] > 11:
         return
+    if years["value"] > _WEEK_YEARS:
+        return  # 36周5出生: weeks of a pregnancy, not years
     d.set_age(m.start(), m.end(), years["value"] + months["value"] / 12)
 
 
@@ -261,7 +294,7 @@ def on_age_span(m: re.Match[str], d: Draft) -> None:
         quantity = d.quantity(m, m.start(), m.start("e"), unit)
     else:
         if kind == "kid":
-            unit = "kid_u" if m.start("kid_u") >= 0 else "kid_d"
+            unit = "kid_u" if m.start("kid_u") >= 0 else "kid_yh" if m.start("kid_yh") >= 0 else "kid_d"
         else:
             unit = kind + "_u"
         quantity = d.quantity(m, *m.span(kind + "_n"), unit)
@@ -275,12 +308,16 @@ def on_age_span(m: re.Match[str], d: Draft) -> None:
     if _not_now(d, start, start if kind == "kage" else m.start(kind + "_n"), m.end(), led=kind != "kage"):
         return
     if kind == "kid" and m.start("kid_free") >= 0 and not (
-        quantity["value"] >= _DAYS_OF_AGE or d.text.endswith(_ONLY, 0, m.start("kid_n"))
+        quantity["value"] >= _DAYS_OF_AGE or d.text.endswith(_ONLY, 0, m.start("kid_n")) or _newborn_days(d.text, start, m.end(), quantity["value"])
     ):
         return  # 宝宝3天没大便: a few days before an event are how long it lasted
-    if kind == "born" and m.group("born_th") and not d.text.endswith(_TODAY, 0, m.start()):
+    if kind == "born" and m.group("born_th") and not (d.text.endswith(_TODAY, 0, m.start()) or _CLAUSE_END.match(d.text, m.end())):
         return  # 出生第3天就黄了 is an event's day; 今天出生第六天 is the age
     current = kind == "now" or (kind == "kid" and _NOW_WORDS.search(m.group()) is not None)
+    if unit == "kid_yh":
+        if quantity["value"] <= _WEEK_YEARS:
+            d.set_age(m.start(), m.end(), quantity["value"] + 0.5, current=current)
+        return
     span = m.group(unit)
     if kind == "kid" and m.group("kid_more"):  # 11个月多 is 11个多月, a lower bound
         span = "个多月"
@@ -298,16 +335,22 @@ def on_age_span(m: re.Match[str], d: Draft) -> None:
               current=current)
 
 
+def _newborn_days(text: str, start: int, end: int, days: float) -> bool:
+    """新生儿N天 before an event (``_NEWBORN``); 新生儿一天大便几次 is a rate, 新生儿两天没大便 how long."""
+    return text.startswith(_NEWBORN, start) and days >= 2 and not text.startswith(_NEWBORN_NOT_AFTER, end)
+
+
 def on_month_sum(m: re.Match[str], d: Draft) -> None:
-    """三个月零八天, 5月零15天, 一个月加十天 → days / 365 with months as 30.4 days. A bare 月 with no
-    join (5月15天) stays two numbers."""
+    """三个月零八天, 5月零15天, 一个月加十天 → days / 365 with months as 30.4 days; 九个月多五天 the
+    same, a lower bound (``approximate``). A bare 月 with no join (5月15天) stays two numbers."""
     months = d.quantity(m, m.start(), m.start("e"), "msum_u")
     days = d.quantity(m, *m.span("msum_n"), "msum_d")
     if months is None or days is None or (m.group("msum_u") == "月" and not m.group("msum_j")):
         return
     if _not_now(d, m.start(), m.start(), m.end()):
         return
-    _set_days(m, d, months["value"] * _DAYS_PER_MONTH + days["value"])
+    approximate = m.group("msum_m") is not None or "多" in m.group("msum_u")
+    _set_days(m, d, months["value"] * _DAYS_PER_MONTH + days["value"], approximate=approximate)
 
 
 def on_leading_age(m: re.Match[str], d: Draft) -> None:
@@ -320,6 +363,8 @@ def on_leading_age(m: re.Match[str], d: Draft) -> None:
         return
     span = m.group("lage_u")
     text, whole = d.text, m.group("lage_end") is not None
+    if text.startswith("半", start):
+        return  # 咳嗽半个多月: how long; half a month is no age a parent gives
     if span == "月":  # 女 20月，: a bare 月 is an age only after a sex that opens the message
         if start and _SEX_LEAD.fullmatch(text, 0, start):
             d.set_age(start, m.end(), quantity["value"] / 12)
@@ -425,6 +470,11 @@ def on_age(m: re.Match[str], d: Draft) -> None:
     month_count = 0.0
     if months is not None:
         month_count = months["value"] + (0.5 if month_unit == "个半月" else 0)
+        if m.group("aged_n"):
+            days = d.quantity(m, *m.span("aged_n"), "aged_d")
+            if days is None:
+                return
+            month_count += days["value"] / _DAYS_PER_MONTH
     current = _NOW_BEFORE.search(d.text, max(0, start - 8), start) is not None
     d.set_age(start, end, float(years["value"] + month_count / 12), approximate=approximate, current=current)
 

@@ -29,7 +29,18 @@ Decisions where the spec is silent (each has a row in tests/router/test_slots.py
   self-reports: 4 rows exact more, none fewer);
 * a weight that is the whole message (7.5公斤, 12斤左右吧) is the child's;
 * height and weight named together with their two values after them (身高/体重：70.5/8.3) are the
-  height and the weight, in the order named, when both are in a child's range.
+  height and the weight, in the order named, when both are in a child's range;
+* as the dev split, the pool and the imcs messages write them (issue 21, session 4): a weight as a
+  reply with 多 or a guess word (14斤多吧), said as reached (有12斤, 有20斤了), 体重N公斤半; the
+  weight after 足月 / 早产 in its clause or at a past moment (三岁时, 住院的时候) never fills; a later
+  moment (满月, 百天) ranks above a weight said with none; under a supposition or a general rule in
+  its clause none fills. A reading asked about that opens its sentence (37.8算发烧吗; not
+  宝宝现在38.5，算高烧吗) or under 会…吗, a threshold after 超过 / 高于 with a fever word too, a
+  reading that opens a sentence before 的时候 (a condition), 当时 with no now cue before it (the
+  past) are no reading now; 这次 ends a past cue's reach, 然后 does not (it goes on with the story
+  told before it); a day right after a past cue is that cue's date; a short reply that lists
+  readings reads each; a lower bound of the weight or of the winning reading (16斤多, 39度多) is
+  ``approximate`` (LABELS.md).
 """
 
 from __future__ import annotations
@@ -39,7 +50,7 @@ from bisect import bisect_left
 from typing import Any, Callable
 
 from ..lexicon import Hit, Hits
-from .draft import FILL, METRE, NUM, OTHER, START, WRITER, Draft, Handler, led, masked, number
+from .draft import FILL, METRE, NUM, OTHER, START, WRITER, Draft, Handler, led, masked, number, supposed
 from .foods import food_in_clause
 from ..numerals import CHARS, parse_number
 
@@ -87,13 +98,28 @@ _MEASURE_REACH = 12
 # A result's name between the fever word and the number (C反应蛋白38.5, 淋巴细胞百分比38.6, crp 38.5).
 _LAB_BEFORE = re.compile("(?:[a-z]|细胞|蛋白|百分比|比率|比例|压积|计数|指数|常规|化验|结果|报告|检查)[^,。!?;\n]*$")
 # After a reply's reading: nothing but an approximation and a particle (38度多, 37.5左右吧).
-_ENDS_MESSAGE = re.compile("(?:多|左右|了|啊|吧|呢)*[ \\t。!?]*$")
+_ENDS_MESSAGE = re.compile("(?:多|左右|以上|了|啊|吧|呢)*[ \\t。!?]*$")  # 以上 a lower bound, as 多
 # Before a number with ℃ / ° in its clause: the temperature of water, a room or the weather, not the
 # child's (a number with ℃ / ° needs no fever word: 度 is also a myopia's, a liquor's, an angle's).
 _AMBIENT = re.compile("(?:水温|室温|气温|水|澡|房间|屋|天气|外面|奶温|温度计)[^,。!?;\n]*$")
 _AMBIENT_REACH = 12
 # A threshold is no reading: 超过38.8再吃退烧药, 高于39 (with 不到 / 以下 of ``_BELOW_*``).
 _THRESHOLD_BEFORE = ("超过", "超出", "高于", "大于", "没上", "上了")
+# After a reading: a question about what the number means (39度5算高烧吗, 37.8算发烧吗, 38度5算不算发烧): no
+# reading of the child now.
+_ASKED_AFTER = re.compile(
+    "(?:多|左右|以上)?[ \t,]*(?:算不算|算是|算|属于)[^,。!?;\n]{0,5}?(?:吗|么|[?]|呢)"
+)
+# A reading that opens a sentence then 的时候 is a condition (39度的时候就没精神); inside a story after a
+# comma (昨晚发烧，39度的时候抽了一下) it may tell a moment of this illness, and stays.
+_SENTENCE_OPENING = "。!?;\n"
+_WHEN_AFTER = re.compile("(?:多|左右|以上)?(?:的时候|时(?!间))")
+# Before a reading in its clause, 会 (not 一会, 不会): what may happen, asked when 吗 follows (幼儿急疹会烧到40度吗).
+_MAY_REACH = 9
+_SENTENCE_MARKS = "。!?;\n"
+_QUESTION_LEAD = re.compile("[ \t]*(?:请问|我想问一?下|我问一?下|问一?下|想问一?下|那|那么)?[ \t,]*")
+_LEAD_REACH = 8
+_ASKS = re.compile("[^,。!?;\n]{0,6}?(?:吗|么|[?])")
 # A fever over for good: readings before it are of a past episode (前天38度，然后再没有发烧; 周日烧到
 # 37.9，降下来以后没有再发烧), unless it came back after it (又发烧). Only a lasting absence (没有再,
 # 再没, 一直没) counts: a fever gone since this morning (今天一早到现在都没再烧) leaves yesterday's
@@ -127,7 +153,8 @@ _RETURNED = re.compile("又(?:开始)?(?:发烧|发热|烧|起来|高|升|热)|�
 # The §4.7 cues that say a reading is not the child's temperature now, and those that end their
 # scope (a now cue or a contrast: 上次烧到40度，现在38度 reads 38).
 _NOT_NOW = frozenset({"past", "hypothetical"})
-_TIME_CUES = _NOT_NOW | {"now", "contrast"}
+# 当时 (§4.7 kind "then") takes the time told before it: after a now cue it is now, else the past.
+_TIME_CUES = _NOT_NOW | {"now", "contrast", "then"}
 _CLAUSE_MARK = re.compile("[,。!?;、\n]")
 # 发烧的时候 / 那时候 a few characters before the reading: a past or habitual one (…时 of §4.7).
 _PAST_WHEN = re.compile("(?<!最高的)(?<!最高)(?<!高的)时候|那时")  # not 最高的时候: the peak of this fever
@@ -156,7 +183,8 @@ _INSTRUCTION = re.compile(
 )
 _INSTRUCTION_WORDS = re.compile("以上|再|才|就要|就得|就该")
 # A clock time before 时候 (昨晚11点时候发烧39.2度, 三点的时候) dates a reading, it is not "back then".
-_CLOCK = re.compile("点的?$")
+_CLOCK = re.compile("(?:点|点半|点钟|分)的?$")  # 九点半的时候
+_CLOCK_REACH = 3
 # An upper bound is no reading: 体温一直没到37度, 发烧在38.3以下 (the child's temperature is below it).
 _BELOW_BEFORE = ("不到", "低于", "不超过", "没超过", "没到", "没有到")
 _BELOW_AFTER = ("以下", "之下")
@@ -166,18 +194,31 @@ _WEIGHT_AFTER_AGE = 8
 _CLAUSE_OPENERS = ",;、"  # a clause of the age's sentence starts after one
 # After a weight that opens the message: an approximation, a particle, and the end of its clause
 # (6斤一两，不是一直吐: the parent answers the weight first).
-_OWN_CLAUSE = re.compile("(?:左右|上下)?[吧啊呢了]?[ \t]*(?:[,。!?;\n]|$)")
+# 多 is a lower bound (14斤多); 应该 a guess at it (14斤多吧应该).
+_OWN_CLAUSE = re.compile("多?(?:左右|上下|的样子)?(?:应该|吧|啊|呢|了){0,2}[ \t]*(?:[,。!?;\n]|$)")
+# Before a weight that opens a clause: it is said as reached (有12斤, 都有26斤了, 已经20斤了).
+_HAS = ("有", "都有", "已经有", "已有", "只有", "已经", "都")
 _WEIGHT_UNIT = re.compile(f"[0-9.零〇一二两三四五六七八九十百千万点半 \\t]*(?:公斤|千克|kg|斤(?:(?:{_LIANG})两)?)")
 # Before a weight: it was the birth weight (出生体重5.3斤), or it is the current one (现体重8斤,
 # 以前140斤现在126斤, 前年60公斤今年64公斤). A weight ranks birth < stated < current; a later
 # weight replaces an earlier one of a lower rank only.
-_BIRTH = re.compile("(?:出生|生下来|生的)(?:时|的时候)?的?(?:体重)?[ \\t,、]*$")
+_BIRTH = re.compile(
+    "(?:出生|生下来|生的)(?:时|的时候)?的?(?:体重)?[ \\t,、]*$"
+    # a past moment (三岁时体重15公斤, 住院的时候体重10公斤, 那时候12斤): a weight then, never now;
+    # not 平时 / 有时 (usually, sometimes)
+    "|(?<![平有同按及随小])(?:时|时候)的?(?:体重)?[ \\t,:、]*$"
+    # 足月 / 早产 with a weight after it in its clause (足月的可是体重只有五斤): the weight at birth.
+    "|(?:足月|早产)[^,。!?;\\n现目]{0,5}$"
+)
 _BIRTH_REACH = 10
 # Before a weight without 体重: a change (体重增加一斤半, 长了2斤, 瘦了3斤), not a weight.
 _CHANGE = ("增加了", "增加", "增长了", "增长", "长了", "涨了", "重了", "胖了", "瘦了", "减了", "轻了", "掉了", "少了",
            "多了", "减少了", "下降了", "长", "涨")
 _CURRENT = re.compile("(?:现在|目前|如今|今年|现)(?:我|是|有|已经|已|才|只有|体重)*[ \t]*$")
-BIRTH_RANK, STATED_RANK, CURRENT_RANK = 0, 1, 2
+BIRTH_RANK, STATED_RANK, MOMENT_RANK, CURRENT_RANK = 0, 1, 2, 3
+# Before a weight: a later moment than birth (出生三公斤，满月四公斤, 百天12斤): above a weight said with no
+# moment, below a current one.
+_LATER_MOMENT = ("满月", "满月时", "满月的时候", "百天", "百天时", "半岁", "半岁时")
 # Height and weight named together, then their two values in the same order (``measure_pairs``).
 _PAIR = re.compile(
     "(?:(?P<h1>身高|身长)[ \\t]*[/、和与]?[ \\t]*体重|体重[ \\t]*[/、和与]?[ \\t]*(?:身高|身长))[ \\t:=是为]*"
@@ -186,7 +227,7 @@ _PAIR = re.compile(
 )
 _HEIGHT_RANGE = (30.0, 200.0)
 _WEIGHT_RANGE = (1.5, 150.0)
-_WRITER_RANKS = 3  # a writer's weight with a patient word after it ranks this much lower
+_WRITER_RANKS = 4  # a writer's weight with a patient word after it ranks this much lower
 
 # Unit tails (after a number at the match start): 30斤重, 1.2米, 38.5度.
 TAILS = {
@@ -202,7 +243,7 @@ TAILS = {
 LED = {
     "wt": (
         "体重",
-        led("体重", "重") + FILL + number("wt") + f"[ \\t]*(?P<wt_u>公斤|千克|kg(?![a-z])|斤)(?:(?<=斤)(?P<wt_l>{_LIANG})两)?",
+        led("体重", "重") + FILL + number("wt") + f"[ \\t]*(?P<wt_u>公斤|千克|kg(?![a-z])|斤)(?:(?<=斤)(?P<wt_l>{_LIANG})两|(?P<wt_h>半))?",
     ),
     "ht": (
         "身",
@@ -233,6 +274,8 @@ def on_temperature(m: re.Match[str], d: Draft) -> None:
     value = float(quantity["value"])
     if not in_range(value) or d.others(start) or _below(d.text, start, m.end()) or not _body_range(d.text, start, m.end()):
         return
+    if d.text.endswith(_THRESHOLD_BEFORE, 0, start):
+        return  # 超过38度5的时候吃退烧药: a threshold, with a fever word or without
     words = d.temperature_words
     index = bisect_left(words, start, key=START)
     if (index and words[index - 1].end <= start and d.same_sentence(words[index - 1].end, start)) or (
@@ -267,10 +310,14 @@ def reply_readings(d: Draft, analytes: list[Hit]) -> None:
     unless they are a bound (超过38.5, 38.5以下) or follow a lab word (白蛋白38.5)."""
     text = d.text
     short = len(text) <= REPLY_LENGTH and not d.temperature_words
+    # A short reply that ends with a reading lists its readings (昨晚38.5，今天早上37.8): each one counts.
+    listed = short and len(d.replies) > 1 and _ends_with_reading(text, max(d.replies))
     for start, value in d.replies.items():
         reading = _READING.match(text, start)
         end = reading.end() if reading else start
-        replied = _REPLY_OPENING.fullmatch(text, 0, start) is not None or (short and _ENDS_MESSAGE.match(text, end) is not None)
+        replied = _REPLY_OPENING.fullmatch(text, 0, start) is not None or (
+            short and (_ENDS_MESSAGE.match(text, end) is not None or listed and not _measured(text, start))
+        )
         if not replied and not _in_fever_sentence(d, start):
             continue
         if text.endswith(_THRESHOLD_BEFORE, 0, start) or _below(text, start, end) or not _body_range(text, start, end):
@@ -284,6 +331,16 @@ def reply_readings(d: Draft, analytes: list[Hit]) -> None:
             upper = _RANGE_END.match(text, end)
             if upper is not None and in_range(top := float(upper.group("n"))) and not _below(text, upper.start("n"), upper.end()):
                 d.readings[upper.start("n")] = top
+
+
+def _ends_with_reading(text: str, start: int) -> bool:
+    reading = _READING.match(text, start)
+    return _ENDS_MESSAGE.match(text, reading.end() if reading else start) is not None
+
+
+def _measured(text: str, start: int) -> bool:
+    """A body measure's word before ``start`` in its clause (体重37.5)."""
+    return _MEASURE_BEFORE.search(text, max(0, start - _MEASURE_REACH), start) is not None
 
 
 def _in_fever_sentence(d: Draft, start: int) -> bool:
@@ -365,31 +422,70 @@ def temperature(d: Draft, cues: Callable[[str], Hits], patterns: tuple[tuple[re.
             continue
         index = bisect_left(found, start, key=START)
         cue = found[index - 1] if index else None
-        if days and cue is not None and any(cue.end <= at < start for at, _ in days):
-            cue = None  # a day named between the cue and the reading dates the reading anew
-        if cue is not None and cue.payload.kind in _NOT_NOW and d.same_sentence(cue.end, start) and (
-            cue.payload.kind == "hypothetical" and cue.payload.scope != "clause"
-            or cue.payload.kind == "past" and not _lasting(d, cue.end) and (
+        if days and cue is not None and any(cue.end < at < start for at, _ in days):
+            cue = None  # a day named between the cue and the reading dates the reading anew (三天前5号 is the cue's own)
+        back = index - 1
+        while cue is not None and cue.term == "然后" and back > 0 and d.same_sentence(found[back - 1].end, start):
+            back -= 1  # 然后 goes on with the story told before it: its time cue still dates the reading
+            cue = found[back]
+        kind = cue.payload.kind if cue is not None else ""
+        if cue is not None and kind == "then":
+            cue = _then(found, back)
+            kind = "past"  # 当时 with no now cue before it: the past
+        if cue is not None and kind in _NOT_NOW and d.same_sentence(cue.end, start) and (
+            kind == "hypothetical" and cue.payload.scope != "clause"
+            or kind == "past" and not _lasting(d, cue.end) and not _THIS_TIME.search(text, cue.end, start) and (
                 _CLAUSE_MARK.search(text, cue.end, start) is None or not _onset(text, cue.end)
             )
-            or cue.payload.kind == "hypothetical" and _CLAUSE_MARK.search(text, cue.end, start) is None
+            or kind == "hypothetical" and _CLAUSE_MARK.search(text, cue.end, start) is None
         ):
             continue
         if clues and _not_a_reading_now(text, start, found):
             continue
         if moved_on is not None and moved_on(start):
             continue
-        if instructions and (reading := _READING.match(text, start)) is not None and _INSTRUCTION.match(text, reading.end()):
+        reading = _READING.match(text, start)
+        end = reading.end() if reading is not None else start
+        if instructions and _INSTRUCTION.match(text, end):
             continue  # 38.5以上吃, 到39度再用: a threshold to act on, not a reading
+        if (start == 0 or text[start - 1] in _SENTENCE_OPENING) and _WHEN_AFTER.match(text, end):
+            continue  # 39度的时候就没精神: when a number is reached, not a reading (烧到39度的时候抽了 tells one)
+        if _ASKED_AFTER.match(text, end) and _opens_question(text, start) or _may(text, start) and _ASKS.match(text, end):
+            continue  # 39度5算高烧吗, 会烧到40度吗: a question about a number (宝宝现在38.5，算高烧吗 asks of a reading)
         if start in d.replied and _past_after(text, start, found):
             continue  # 38.3那是前天: a reply dated after its reading
         when = _PAST_WHEN.search(text, max(0, start - _WHEN_REACH), start)
-        if when is not None and not _CLOCK.search(text, max(0, when.start() - 2), when.start()) and d.same_sentence(
+        if when is not None and not _CLOCK.search(text, max(0, when.start() - _CLOCK_REACH), when.start()) and d.same_sentence(
             max(0, start - _WHEN_REACH), start
         ):
             continue
-        best = value if best is None else max(best, value)
+        if best is None or value > best:  # the highest; a lower bound (39度多) is ``approximate``
+            best, d.temperature_approximate = value, text.startswith("多", end)
     return best
+
+
+def _opens_question(text: str, start: int) -> bool:
+    """The reading opens its sentence, after a question's lead words at most (我问下37.8，算发烧吗):
+    a number asked about. Said of the child or of now first (宝宝现在38.5，算高烧吗), it is a reading."""
+    low = max(0, start - _LEAD_REACH)
+    cut = max(text.rfind(mark, low, start) for mark in _SENTENCE_MARKS)
+    if cut < 0 and low > 0:
+        return False
+    return _QUESTION_LEAD.fullmatch(text, cut + 1, start) is not None
+
+
+def _may(text: str, start: int) -> bool:
+    """会 (not 一会, 不会) at most ``_MAY_REACH`` characters before ``start``, in its clause."""
+    may = text.rfind("会", max(0, start - _MAY_REACH), start)
+    return may >= 0 and (may == 0 or text[may - 1] not in "一不") and _CLAUSE_MARK.search(text, may, start) is None
+
+
+def _then(cues: list[Hit], index: int) -> Hit | None:
+    """当时 at ``cues[index]``: the past (itself), unless the time cue before it is a now cue (昨晚抽了，当时39度)."""
+    for cue in reversed(cues[:index]):
+        if cue.payload.kind in _TIMES:
+            return None if cue.payload.kind == "now" else cue
+    return cues[index]
 
 
 def _not_a_reading_now(text: str, start: int, cues: list[Hit]) -> bool:
@@ -539,7 +635,7 @@ def _lasting(d: Draft, end: int) -> bool:
 
 def on_weight(m: re.Match[str], d: Draft) -> None:
     if m.lastgroup == "wt":
-        quantity, unit = d.quantity(m, *m.span("wt_n"), "wt_u"), m.group("wt_u")
+        quantity, unit = d.quantity(m, *m.span("wt_n"), "wt_u", "wt_h"), m.group("wt_u")  # 体重八公斤半
         if d.text[m.start()] == "重" and m.start() and d.text[m.start() - 1] in _NOT_WEIGHT:
             return
     else:
@@ -553,7 +649,7 @@ def on_weight(m: re.Match[str], d: Draft) -> None:
             rank = CURRENT_RANK
         else:
             rank = STATED_RANK
-        set_weight(d, start, value, unit, rank)
+        set_weight(d, start, value, unit, rank, approximate=d.text.startswith("多", m.end()))
 
 
 def _liang(m: re.Match[str], d: Draft, group: str) -> float:
@@ -628,24 +724,37 @@ def measure_pairs(d: Draft) -> None:
             set_weight(d, m.start(), weight, unit, STATED_RANK)
 
 
+def _has(text: str, start: int) -> bool:
+    """A word of ``_HAS`` right before ``start`` that opens the text or a clause."""
+    for word in _HAS:
+        if text.endswith(word, 0, start):
+            before = start - len(word)
+            return before == 0 or text[before - 1] in ",。!?;、\n "
+    return False
+
+
 def _unit_end(text: str, start: int) -> int:
     m = _WEIGHT_UNIT.match(text, start)
     return m.end() if m else len(text) + 1
 
 
-def set_weight(d: Draft, start: int, value: float, unit: str, rank: int) -> None:
+def set_weight(d: Draft, start: int, value: float, unit: str, rank: int, approximate: bool = False) -> None:
     """The first weight of the highest rank: 出生体重5.3斤，现体重8斤 is 4 kg. The writer's own
     weight with a patient word after it ranks below every weight of the patient's."""
     if rank == BIRTH_RANK or (d.weight is not None and rank <= d.weight_rank):
         return  # a birth weight is a past value (SPEC §4.4 revision 2): it never fills
+    if supposed(d.text, start):
+        return
     if d.subjects is None:  # everything is the patient's
         d.weight, d.weight_rank = round(float(value * (0.5 if unit == "斤" else 1)), 2), rank
+        d.weight_approximate = approximate
         return
     owner = d.owner(start)
     if owner == WRITER:
         rank -= _WRITER_RANKS
     if owner != OTHER and (d.weight is None or rank > d.weight_rank):
         d.weight, d.weight_rank = round(float(value * (0.5 if unit == "斤" else 1)), 2), rank
+        d.weight_approximate = approximate
 
 
 def bare_weight(d: Draft, start: int, value: float, unit: str) -> None:
@@ -654,16 +763,24 @@ def bare_weight(d: Draft, start: int, value: float, unit: str) -> None:
     text = d.text
     if text.endswith(_CHANGE, 0, start):
         return  # 体重增加一斤半: how much it changed
+    end = _unit_end(text, start)
     if _BIRTH.search(text, max(0, start - _BIRTH_REACH), start):
-        set_weight(d, start, value, unit, BIRTH_RANK)
+        rank = BIRTH_RANK
     elif _CURRENT.search(text, max(0, start - 8), start):
-        set_weight(d, start, value, unit, CURRENT_RANK)
-    elif start == 0 and _OWN_CLAUSE.match(text, _unit_end(text, start)):
-        set_weight(d, start, value, unit, STATED_RANK)  # 7.5公斤, 12斤左右吧: the clause is the weight
+        rank = CURRENT_RANK
+    elif text.endswith(_LATER_MOMENT, 0, start):
+        rank = MOMENT_RANK
+    elif start == 0 and _OWN_CLAUSE.match(text, end):
+        rank = STATED_RANK  # 7.5公斤, 12斤左右吧: the clause is the weight
+    elif _has(text, start) and (_OWN_CLAUSE.match(text, end) or text.startswith("了", end)):
+        rank = STATED_RANK  # 有12斤, 有20斤了: said as reached
     elif d.age_end >= 0 and d.age_end <= start and d.same_sentence(d.age_end, start) and (
         start - d.age_end <= _WEIGHT_AFTER_AGE or d.text[start - 1] in _CLAUSE_OPENERS
     ):
-        set_weight(d, start, value, unit, STATED_RANK)
+        rank = STATED_RANK
+    else:
+        return
+    set_weight(d, start, value, unit, rank, approximate=text.startswith("多", end))
 
 
 HANDLERS: dict[str, Handler] = {

@@ -61,7 +61,8 @@ class Draft:
     __slots__ = ("cased", "text", "reference", "foods", "masks", "ids", "dates", "numbers", "measures",
                  "age", "weight", "height", "window", "clause_marks", "age_end", "weight_rank",
                  "subjects", "children", "last_patient", "last_other", "age_provisional", "temperature_words",
-                 "sentence_ends", "readings", "replies", "replied", "age_approximate", "age_current", "dosage")
+                 "sentence_ends", "readings", "replies", "replied", "age_approximate", "age_current", "dosage",
+                 "weight_approximate", "temperature_approximate")
 
     def __init__(self, views: TextViews, reference: date, foods: list[Hit], masks: list[tuple[int, int]]):
         self.cased, self.text, self.reference, self.foods, self.masks = views.cased, views.text, reference, foods, masks
@@ -90,6 +91,8 @@ class Draft:
         # where the last patient and the last other-person word start (-1: none), with subjects
         self.last_patient = self.last_other = -1
         self.age_approximate = False  # the age read is a lower bound (两岁多, 五个多月)
+        self.weight_approximate = False  # the weight read is a lower bound (16斤多)
+        self.temperature_approximate = False  # the reading that won is a lower bound (39度多)
         self.age_current = False  # an age said as now (现在5个月) was read: it replaces an earlier one
         self.age_provisional = False  # the age read is the writer's, and a patient word follows it
         self.temperature_words: list[Hit] = []
@@ -158,6 +161,8 @@ class Draft:
         """The patient's age, in years; ``approximate`` when the text gives a lower bound (两岁多).
         The first age stays, unless a later one is said as now (``current``: 现在四个多月 after 42天
         of a past stay in hospital) and the first was not."""
+        if supposed(self.text, start):
+            return
         replace = current and not self.age_current
         if self.subjects is None:  # everything is the patient's: the first age stays
             if self.age is None or replace:
@@ -182,6 +187,18 @@ class Draft:
 
 
 Handler = Callable[[re.Match[str], Draft], None]
+
+# Before a value in its clause: a supposition (如果孩子体重10公斤, 要是两岁) or a rule said in general
+# (一般体重15公斤的孩子): no value of the child (SPEC §4.4 revision 2: hypothetical values never fill).
+_SUPPOSED = re.compile("(?:如果|假如|假设|假若|倘若|万一|(?<![主只需])要是|一般)[^,。!?;\n]{0,10}$")
+_SUPPOSED_REACH = 14
+_SUPPOSED_WORDS = ("如果", "假", "倘若", "万一", "要是", "一般")
+
+
+def supposed(text: str, start: int) -> bool:
+    """Whether the value at ``start`` is said under a supposition in its clause (``_SUPPOSED``)."""
+    window = text[max(0, start - _SUPPOSED_REACH) : start]
+    return any(word in window for word in _SUPPOSED_WORDS) and _SUPPOSED.search(text, max(0, start - _SUPPOSED_REACH), start) is not None
 
 
 def _two_decimals(years: float) -> float:

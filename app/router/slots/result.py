@@ -50,6 +50,6 @@ class SlotsResult(BaseModel):
     measure: list[Quantity] = Field(description="Food portions (碗, 勺, 克, 毫升, 个, 片, 杯, …) with value, unit and raw.")
     ambiguous: list[str] = Field(description='Slots named more than once with different values: "patient_id", "meal".')
     approximate: list[str] = Field(
-        description='Slots filled with a lower bound the text gives as approximate (两岁多 → age_years 2.0): "age_years".'
+        description='Slots filled with a lower bound the text gives as approximate (两岁多 → age_years 2.0, 16斤多 → weight_kg 8.0, 39度多 → temperature_c 39.0): "age_years", "weight_kg", "temperature_c".'
     )
     policy_version: str = Field(description="The policy version and digest that produced this result.")

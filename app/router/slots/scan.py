@@ -15,7 +15,8 @@ tests/router/test_slots.py):
 * numbers inside an analyte word (hco3, co2结合力) are part of the word, not numbers;
 * a value belongs to the nearest subject word before it (policy ``[context]``); another person's
   value fills no slot unless a patient word follows it right away (我表姐四岁的儿子); unlike a red
-  flag's subject (§4.7), a child of another person (同事的孩子) is a child: its values fill; the
+  flag's subject (§4.7), a child of another person (同事的孩子) is a child: its values fill, unless
+  the writer names their own child too (…，我家宝宝1岁: the other child's fill nothing); the
   writer's own value (after 我 / 本人) fills when nobody is named after it (我今年15岁，体重50公斤),
   none when another person is named after it (我今年二十九岁我奶奶…: the grandmother's question),
   and only until the patient's own value when a patient word follows it (我今年29岁，孩子3岁 → 3;
@@ -99,6 +100,8 @@ def _trie(words: set[str]) -> str:
     return "(?:" + "|".join(branches) + ")"
 
 
+# A numeral right after 老 is a child's rank, not a number: 老二两岁 is 两岁 of the second child, not 二两.
+#
 # Where a Chinese numeral may open: at most two characters into its run of numeral characters.
 #
 # Opening anywhere made the scan quadratic: at every position of a run with no unit after it
@@ -162,7 +165,7 @@ def _pattern(unit_set: set[str], kid_words: tuple[str, ...]) -> re.Pattern[str]:
             "num": (
                 f"0-9{CHARS}半",
                 # 2026.3.5 is a date: no decimal part when another dot and digit follow it.
-                f"(?:(?<=[0-9])[0-9]*(?:\\.[0-9]+(?!\\.[0-9]))?|(?<=[{CHARS}]){RUN_OPENING}[{CHARS}]*{numeral_end(unit_set)}|(?<=半))(?P<e>)(?:"
+                f"(?:(?<=[0-9])[0-9]*(?:\\.[0-9]+(?!\\.[0-9]))?|(?<=[{CHARS}])(?<!老[{CHARS}]){RUN_OPENING}[{CHARS}]*{numeral_end(unit_set)}|(?<=半))(?P<e>)(?:"
                 + number_tails
                 + ")",
             ),
@@ -250,6 +253,13 @@ class SlotExtractor:
                 others = [h for h in others if h.term not in self._kin_children]
             if patients and others:  # 朋友 inside 小朋友 is the patient word, not a friend
                 others = _not_inside(others, patients)
+            if patients and others and any(h.term.startswith("我") for h in patients):
+                # 同事的孩子烧到39度，我家宝宝1岁: with the writer's own child named, another person's child is
+                # another child, whose values fill nothing (LABELS.md: other people's values never fill).
+                theirs = _governed(text, patients, others)
+                if theirs:
+                    others = sorted(others + [h for h in patients if h.start in theirs], key=_START)
+                    patients = [h for h in patients if h.start not in theirs]
             if patients and "大" in text:
                 elders = [h for h in patients if h.term in _ELDER or (h.term in _CHILD_NOUNS and text.endswith(("大", "大的"), 0, h.start))]
                 if elders and _two_children(text, elders[0].end):  # 大宝今年12岁，他也…: the other child
@@ -364,7 +374,7 @@ class SlotExtractor:
                 "meal": meals[0] if len(meals) == 1 else None,
                 "measure": [numbers[i] for i in draft.measures],  # a measure is one of the numbers
                 "ambiguous": ambiguous,
-                "approximate": ["age_years"] if draft.age_approximate and draft.age is not None else [],
+                "approximate": _approximate(draft, temperature),
                 "policy_version": policy_version,
             }
         )
@@ -407,6 +417,13 @@ def _two_children(text: str, after: int) -> bool:
     """Whether the text names a second child (``_TWO_CHILDREN``), or says of the elder after it that
     it too (``_ALSO``)."""
     return _TWO_CHILDREN.search(text) is not None or _ALSO.search(text, after) is not None
+
+
+def _governed(text: str, patients: list[Hit], others: list[Hit]) -> set[int]:
+    """Where the patient words start that another person's word governs (同事的孩子, 表哥家孩子), other
+    than the writer's own (我家宝宝)."""
+    after = {h.end for h in others} | {h.end + 1 for h in others if text.startswith(("的", "家"), h.end)}
+    return {h.start for h in patients if h.start in after and not h.term.startswith("我")}
 
 
 def _not_inside(hits: list[Hit], words: list[Hit]) -> list[Hit]:
@@ -456,6 +473,19 @@ def _decimals(text: str, analytes: list[Hit]) -> str:
     for index in points:
         chars[index] = "."
     return "".join(chars)
+
+
+def _approximate(draft: Draft, temperature: float | None) -> list[str]:
+    """The slots filled with a lower bound (两岁多, 16斤多, 39度多), in the result's order."""
+    return [
+        name
+        for name, value, rough in (
+            ("age_years", draft.age, draft.age_approximate),
+            ("weight_kg", draft.weight, draft.weight_approximate),
+            ("temperature_c", temperature, draft.temperature_approximate),
+        )
+        if rough and value is not None
+    ]
 
 
 _build_result = builder(SlotsResult)
