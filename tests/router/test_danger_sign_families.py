@@ -68,6 +68,8 @@ HARD = [
     ("eyes rolled white", "儿子眼睛翻白", "seizure"),
     ("very slow to respond", "孩子今天反应特别慢", "lethargy"),
     ("head cannot be lifted", "宝宝头抬不起来", "lethargy"),
+    ("drowsy all day", "女儿一天都昏昏沉沉的", "lethargy"),
+    ("drowsy, very much so", "儿子迷糊得很", "lethargy"),
     ("dazed and slow, together", "女儿迷迷瞪瞪的，反应有点慢", "lethargy"),
     ("called and barely wakes", "喊他也不怎么醒", "lethargy"),
     ("coma, a common misspelling", "儿子刚才晕迷了", "altered_consciousness"),
