@@ -95,7 +95,7 @@ HARD = [
     ("just sleeps every day", "宝宝成天就是睡", "lethargy"),
     ("continuous cry that cannot be soothed", "宝宝一直哭，哄都哄不住", "abnormal_cry"),
     ("crying all evening, voice hoarse", "孩子哭了一晚上，嗓子哭哑了", "abnormal_cry"),
-    ("eyes dull and drowsy", "女儿眼睛很没神，一直迷迷糊糊的", "lethargy"),
+    ("eyes dull and drowsy", "女儿眼睛很没神，迷迷糊糊的", "lethargy"),
 ]
 
 SOFT = [
