@@ -180,6 +180,10 @@ def check(p0: P0Entry, context: ContextEntry, roles: set[str]) -> list[str]:
             names.add(name)
             problems.extend(f"{where}.together.{name}: {item!r} is no soft term or soft pattern of the concept"
                             for facet in facets for item in facet if fold(item) not in soft and item not in soft)
+            items = [fold(item) for facet in facets for item in set(facet)]
+            # One mention in two facets would be a together rule of one mild form: it would halt alone.
+            problems.extend(f"{where}.together.{name}: {item!r} is in two facets"
+                            for item in sorted({i for i in items if items.count(i) > 1}))
     compiled = [re.compile(p) for c in p0.concepts for p in (c.patterns | c.soft_patterns).values() if not pattern_problems(p)]
     for phrase in p0.safe_phrases:
         key = fold(phrase)

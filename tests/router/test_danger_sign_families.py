@@ -323,6 +323,8 @@ def test_one_facet_twice_is_no_together_rule(router: Router):
 REFUSALS = [
     ("a together item that is no soft form", edit('["一直在睡", "都在睡觉",', '["嗜睡", "都在睡觉",'),
      "together.sleepy_and_listless: '嗜睡' is no soft term or soft pattern of the concept"),
+    ("a together item in two facets", edit('["一直在睡", "都在睡觉",', '["精神差", "一直在睡", "都在睡觉",'),
+     "together.sleepy_and_listless: '精神差' is in two facets"),
     ("a together name that is a pattern's", edit("together = { sleepy_and_listless", "together = { spirits_poor"),
      "together: name 'spirits_poor' is used twice"),
 ]
