@@ -200,6 +200,7 @@ LOOK_ALIKES = [
     ("how to tell fast breathing", "呼吸快不快怎么看"),
     ("a snore", "宝宝睡觉打鼾"),
     ("sweating in sleep", "孩子总是睡觉出汗"),
+    ("day and night reversed", "宝宝白天一直睡晚上不睡"),
     ("grinding teeth in sleep", "宝宝老是睡觉磨牙"),
     ("an infant arching", "宝宝喜欢身体挺直"),
     ("a sniffing nose", "宝宝鼻子一动一动的"),
