@@ -26,7 +26,13 @@ M = TypeVar("M", bound=BaseModel)
 CHECK = False
 
 _new = object.__new__
-_put = object.__setattr__
+# BaseModel's four slots, set through their own descriptors: ``object.__setattr__`` looks each one
+# up on the type first (a route_request builds two or three results, four slots each).
+_slots = BaseModel.__dict__
+_set_dict = _slots["__dict__"].__set__
+_set_fields_set = _slots["__pydantic_fields_set__"].__set__
+_set_extra = _slots["__pydantic_extra__"].__set__
+_set_private = _slots["__pydantic_private__"].__set__
 
 
 def builder(model: type[M]) -> Callable[[dict[str, Any]], M]:
@@ -35,10 +41,10 @@ def builder(model: type[M]) -> Callable[[dict[str, Any]], M]:
 
     def build(values: dict[str, Any]) -> M:
         instance = _new(model)
-        _put(instance, "__dict__", values)
-        _put(instance, "__pydantic_fields_set__", fields_set)
-        _put(instance, "__pydantic_extra__", None)
-        _put(instance, "__pydantic_private__", None)
+        _set_dict(instance, values)
+        _set_fields_set(instance, fields_set)
+        _set_extra(instance, None)
+        _set_private(instance, None)
         if CHECK:
             _check(model, fields, instance)
         return instance

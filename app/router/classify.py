@@ -98,6 +98,8 @@ _NOT_BEFORE_SUFFIX = frozenset("零〇一二两三四五六七八九十百千万
 _VALUE = re.compile("(?<![0-9.])[0-9]++(?:\\.[0-9]+)?+(?!多?(?:岁|个多?月|个半月|月|天|周|年|个?小时|次|斤|公斤|kg|cm|厘米))")
 # Right after a test's word, these say its value went somewhere (肌酐高, 血钾低了, 尿蛋白升到).
 _SAID_OF_A_VALUE = tuple("高低升降增减")
+# After a food, these make it a container: what is put in it is what is asked (米糊里拌上药粉).
+_VEHICLE = ("里", "中", "内")
 # Said after a clause's last word without changing what it asks (可以吃香蕉嘛啊, 没事吧~).
 _TRAILING = frozenset(" \t~啊呀哈啦哦噢")
 # Words that end a clause asking about what it names (奶粉还喂吗, 羊奶还是牛奶呢, 奶粉冲多少).
@@ -127,7 +129,7 @@ def classify(policy: Policy, analysis: Analysis) -> Classification:
 
     verbs = analysis.hits.get("consume")  # the lexicon's own group of the consume verbs
     first: str = hits[0].payload if hits else ""
-    foods = analysis.hits.get("food")
+    foods = _foods(analysis)
     # Diet advice redirects only in a text that names no food (SPEC §4.2 revision 2), and only under
     # a policy that names where it goes (a policy written before the revision has no advice intent).
     advising = not foods and bool(asking.advice_intent)
@@ -182,6 +184,8 @@ def classify(policy: Policy, analysis: Analysis) -> Classification:
                 target[term] = asked
         weak = weak | reading.keys()
         reading = None
+    if asking.effect_questions and (foods or medicines):
+        _effect_questions(hits, foods or [], medicines, cuts, questions, keywords, decided, asking)
     if asking.serious_intent and reading is None and not medicines:
         # A result to read (白细胞偏高要紧吗) or a medicine (退烧药和止咳药一起吃没事吧) is what such a
         # question asks about: their own rules decide.
@@ -218,7 +222,7 @@ def _medicine_verbs(
     searches per list, and each verb's object is one search: no product of verbs and foods. A verb
     with no object in its clause stays the food intent here (classify sends one followed by nothing but
     particles, in a text with no food, to the advice intent: 下午还能吃么)."""
-    foods = analysis.hits.get("food") or []
+    foods = _foods(analysis) or []
     redirected: dict[int, str] = {}
     in_clause: dict[int, list[tuple[int, bool]]] = {}  # clause → (start, is a food), built once per clause
     for verb in verbs:
@@ -262,6 +266,37 @@ def _serious_questions(text: str, hits: list[Hit], cuts: list[int], questions: l
             return
 
 
+def _effect_questions(
+    hits: list[Hit], foods: list[Hit], medicines: list[Hit], cuts: list[int], questions: list[bool],
+    keywords: dict[str, dict[str, bool]], decided: set[str], asking: Asking,
+) -> None:
+    """A question clause that asks what a thing did to the child (吃了虾有没有影响, 再吃一个疗程的
+    阿莫西林有什么影响) asks about that thing, not how serious the illness is (issue 21): the nearest food
+    or medicine before the effect word, in its clause or the one before, decides its intent
+    (a food the food intent, a medicine the medicine intent). Without one (连着烧了两天，记忆力有影响吗) the
+    keywords decide as before. Each effect word costs two searches."""
+    for hit in hits:
+        if hit.payload != asking.serious_intent or hit.term not in asking.effect_questions:
+            continue
+        clause = bisect_right(cuts, hit.start)
+        if not questions[clause]:
+            continue
+        lo = _bounds(cuts, clause - 1 if clause else 0, hit.start)[0]
+        food = _last_before(foods, lo, hit.start)
+        medicine = _last_before(medicines, lo, hit.start)
+        if medicine is not None and (food is None or medicine.start > food.start):
+            decided.add(asking.medicine_intent)
+        elif food is not None:
+            decided.add(asking.food_intent)
+            keywords.setdefault(asking.food_intent, {})[food.term] = True
+
+
+def _last_before(found: list[Hit], lo: int, hi: int) -> Hit | None:
+    """The last of ``found`` (in text order) that starts in [lo, hi)."""
+    index = bisect_left(found, hi, key=_START) - 1
+    return found[index] if index >= 0 and found[index].start >= lo else None
+
+
 def _feeding_questions(
     text: str, foods: list[Hit], medicines: list[Hit], cuts: list[int], questions: list[bool], feeding: re.Pattern[str],
     keywords: dict[str, dict[str, bool]], decided: set[str], food_intent: str,
@@ -294,8 +329,10 @@ def _asked_foods(
     much of a named food — 奶粉还喂吗, 配方奶要少冲点吗): a question about it and nothing else is the
     food intent (the tie with a feeding word such as 奶粉 goes to the food intent by priority),
     while any other topic the question names (拉肚子, 过敏, 怎么办) outweighs it. A clause that only
-    holds a question word (喂了几口粥, 怎么不吃奶了) does not ask about its food. Each clause with a
-    food is looked at once. Returns the weak words with those foods added."""
+    holds a question word (喂了几口粥, 怎么不吃奶了) does not ask about its food. A food asked that is
+    also a feeding word of the advice intent (母乳, 奶粉) is the food there, not a feeding topic asked:
+    the story's topics still count over the whole text (上午拉了两次肚子，睡前的母乳还照常吗 asks the food). Each
+    clause with a food is looked at once. Returns the weak words with those foods added."""
     asked: list[str] = []
     ends: dict[int, bool] = {}
     for food in foods:
@@ -313,8 +350,11 @@ def _asked_foods(
     if not asked:
         return weak
     words = keywords.setdefault(asking.food_intent, {})
+    topic = keywords.get(asking.advice_intent) if asking.advice_intent != asking.food_intent else None
     for term in asked:
         words[term] = True
+        if topic is not None and term in topic:
+            topic[term] = False  # the food asked (母乳还照常吗) is no feeding topic asked; the story's still counts
     return weak | frozenset(asked)
 
 
@@ -322,7 +362,7 @@ def _asked_food(policy: Policy, analysis: Analysis) -> Classification:
     """No keyword at all: a question about a named food or drink is the food intent (SPEC §4.2
     revision 2: whether or how much of a named food — 给孩子喝温开水么, 萝卜要多少啊); anything else
     is ``unknown``."""
-    foods = analysis.hits.get("food")
+    foods = _foods(analysis)
     if foods:
         cuts, questions = _clauses(analysis, policy.asking)
         asked = tuple(dict.fromkeys(f.term for f in foods if questions[bisect_right(cuts, f.start)]))
@@ -343,6 +383,8 @@ def _has_reading(analysis: Analysis, hits: list[Hit], cuts: list[int], asking: A
     if asking.reading is not None:
         norms: dict[int, bool] = {}  # clause → it holds a reference word
         for word in asking.reading.finditer(text):
+            if word.group() in asking.not_reading:
+                continue  # 去医院看看 visits, it reads nothing
             if word.group() not in asking.reading_questions or asking.reference is None:
                 return True
             clause = bisect_right(cuts, word.start())
@@ -419,6 +461,8 @@ def _clauses(analysis: Analysis, asking: Asking) -> tuple[list[int], list[bool]]
         mark = text.find("?", mark + 1)
     forms = analysis.hits.get("form")
     for word in analysis.hits.get("question") or ():
+        if word.payload == "not":
+            continue  # 这几天, 没什么: a question word used as an indefinite asks nothing
         if forms and _outside([word], forms) == []:
             continue  # 想得到怎样的帮助: the form asks, not the writer
         questions[bisect_right(cuts, word.start)] = True
@@ -446,9 +490,21 @@ def _ends_asking(text: str, lo: int, hi: int, asking: Asking) -> bool:
     return False
 
 
+def _foods(analysis: Analysis) -> list[Hit] | None:
+    """The foods a question can ask about: a food right before 里 / 中 / 内 is the vehicle of what is
+    put in it (米糊里拌上药粉, 兑到奶粉中), not the thing asked (issue 21). One look per food."""
+    foods = analysis.hits.get("food")
+    if not foods:
+        return foods
+    text = analysis.views.text
+    return [f for f in foods if not text.startswith(_VEHICLE, f.end)]
+
+
 def _medicines(analysis: Analysis) -> list[Hit]:
-    """Medicine mentions: a name, or a suffix after a Chinese character that is not a numeral;
-    never inside a food (薯片) or one of the policy's ordinary words (肉丸, 拍片)."""
+    """Medicine mentions: a name, or a suffix after a Chinese character that is not a numeral; a
+    dosage form of two characters or more also after a brand's Latin letters or digits (ad滴剂,
+    999冲剂: no portion reads so); never inside a food (薯片) or one of the policy's ordinary words
+    (肉丸, 拍片)."""
     text = analysis.views.text
     foods = analysis.hits.get("food") or []
     found = []
@@ -457,7 +513,9 @@ def _medicines(analysis: Analysis) -> list[Hit]:
             continue
         if hit.payload == "suffix":
             before = text[hit.start - 1] if hit.start else ""
-            if not ("\u4e00" <= before <= "\u9fff") or before in _NOT_BEFORE_SUFFIX:
+            if before in _NOT_BEFORE_SUFFIX or not (
+                "\u4e00" <= before <= "\u9fff" or (len(hit.term) > 1 and before.isascii() and before.isalnum())
+            ):
                 continue
         if foods:
             # Foods are in text order with increasing starts and ends: only the last one opening

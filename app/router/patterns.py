@@ -124,3 +124,116 @@ def _required(items: Any) -> list[str]:
             found.append(chr(av[0][1]))
         # anything else (a class, a look-around, an anchor) holds no certain character
     return found
+
+
+# (the start of a match, whether it is the whole match): a whole one goes on with what follows it
+# in the pattern, any other is all that is known of the match's start.
+_Heads = set[tuple[str, bool]]
+_REPEATS = (sre.MAX_REPEAT, sre.MIN_REPEAT, getattr(sre, "POSSESSIVE_REPEAT", None))
+_WIDEST_CLASS = 64  # a class of more code points than this names no head: it could be anything
+
+
+def heads(pattern: str, size: int = 2) -> frozenset[str] | None:
+    """Strings of one to ``size`` characters, one of which opens every match of ``pattern`` (shorter
+    than ``size`` where a match may end there, or go on with any character); None when a match may
+    open with any character (a class of many, a negated one, a case-insensitive letter).
+
+    The red-flag patterns are tried at each position of a text where one of their heads opens:
+    keyed by their first two characters rather than their first one, a pattern that opens with 不 or
+    吃 is tried where 不好好 or 吃奶 can open, not at every 不 and 吃 (tried at every first character,
+    the patterns cost a fifth of the red flags of a pediatric dev text). Look-arounds and anchors
+    consume nothing: read as matching the empty string, they can only add heads, never hide one."""
+    parsed = sre_parse.parse(pattern)
+    if parsed.state.flags & re.IGNORECASE:
+        return None
+    found = _sequence(list(parsed), size)
+    if found is None or any(not start for start, _ in found):
+        return None
+    return frozenset(start for start, _ in found)
+
+
+def _sequence(items: Any, size: int) -> _Heads | None:
+    found: _Heads | None = {("", True)}
+    for op, av in items:
+        found = _then(found, lambda room, op=op, av=av: _element(op, av, room), size)
+        if found is None:
+            return None
+    return found
+
+
+def _then(found: _Heads | None, follow: Any, size: int) -> _Heads | None:
+    """``found`` followed by what ``follow(room)`` opens with, ``room`` being the characters
+    still missing from ``size``; None when the match may open with any character."""
+    if found is None:
+        return None
+    out: _Heads = set()
+    for start, whole in found:
+        if not whole or len(start) == size:
+            out.add((start, False))
+            continue
+        after = follow(size - len(start))
+        if after is None:
+            if not start:
+                return None
+            out.add((start, False))
+            continue
+        for rest, rest_whole in after:
+            joined = start + rest
+            out.add((joined, rest_whole and len(joined) < size))
+    return out
+
+
+def _element(op: Any, av: Any, size: int) -> _Heads | None:
+    if op is sre.LITERAL:
+        return {(chr(av), True)}
+    if op is sre.IN:
+        chars = _class_chars(av)
+        return None if chars is None else {(ch, True) for ch in chars}
+    if op is sre.SUBPATTERN:
+        return None if av[1] & re.IGNORECASE else _sequence(av[3], size)
+    if op is sre.ATOMIC_GROUP:
+        return _sequence(av, size)
+    if op is sre.BRANCH:
+        out: _Heads = set()
+        for branch in av[1]:
+            found = _sequence(branch, size)
+            if found is None:
+                return None
+            out |= found
+        return out
+    if op in _REPEATS:
+        return _repeat(av, size)
+    if op in (sre.ASSERT, sre.ASSERT_NOT, sre.AT):
+        return {("", True)}
+    return None  # any character, a negated literal, a back reference
+
+
+def _repeat(av: Any, size: int) -> _Heads | None:
+    """``lo`` to ``hi`` times ``inner``: past ``lo + size`` repeats a start holds ``size`` characters
+    or an empty repeat, and more repeats only continue what is known of it."""
+    lo, hi, inner = av
+    last = min(hi, lo + size)
+    repeated: _Heads | None = {("", True)}
+    out: _Heads = set()
+    for count in range(last + 1):
+        if repeated is None:
+            return None
+        if count >= lo:
+            out |= repeated
+        if count < last:
+            repeated = _then(repeated, lambda room: _sequence(inner, room), size)
+    if hi > last and repeated is not None:
+        out |= {(start, False) for start, _ in repeated}
+    return out
+
+
+def _class_chars(items: Any) -> set[str] | None:
+    chars: set[str] = set()
+    for op, av in items:
+        if op is sre.LITERAL:
+            chars.add(chr(av))
+        elif op is sre.RANGE and av[1] - av[0] < _WIDEST_CLASS:
+            chars.update(map(chr, range(av[0], av[1] + 1)))
+        else:  # a negated class, a category, a wide range
+            return None
+    return chars

@@ -114,6 +114,9 @@ class SlotsEntry(_Strict):
 
 class AskingEntry(_Strict):
     question_words: Terms
+    # Session 4 (issue 21); absent: none. Words holding a question word that ask nothing: the
+    # indefinite uses (这几天, 没什么, 不怎么, 什么都); each hides the question word inside it.
+    not_question_words: list[NonEmpty] = []
     weak_keywords: Terms
     consume_verbs: Terms
     food_intent: NonEmpty
@@ -124,6 +127,10 @@ class AskingEntry(_Strict):
     diet_advice: list[NonEmpty] = []
     reading_intent: NonEmpty | None = None
     reading_words: list[NonEmpty] = []
+    # Session 4 (issue 21); absent: none. Phrases holding a reading word that read nothing: a visit
+    # (去医院看看 is going to see a doctor, not looking at a result). Matched with the reading words,
+    # longest first, so each hides the reading word inside it.
+    not_reading_words: list[NonEmpty] = []
     reading_generic: list[NonEmpty] = []
     form_headings: list[NonEmpty] = []
     # Absent in a policy written before it: no split feeding question (奶粉可以照常喝吗 is knowledge).
@@ -138,6 +145,9 @@ class AskingEntry(_Strict):
     serious_intent: NonEmpty | None = None
     serious_questions: list[NonEmpty] = []
     general_subjects: list[NonEmpty] = []
+    # Session 4 (issue 21); absent: rule off. Keywords of serious_intent that ask what a thing did to
+    # the child (有影响吗): about a food or a medicine just named, that thing's intent decides.
+    effect_questions: list[NonEmpty] = []
 
 
 class MedicinesEntry(_Strict):
@@ -232,10 +242,12 @@ class Asking:
     # look-up at all (most clauses; every clause of a text with keywords is looked at).
     ending_last: frozenset[str] = frozenset()
     reading_questions: frozenset[str] = frozenset()  # reading words that ask a norm beside a reference word
+    not_reading: frozenset[str] = frozenset()  # 去医院看看: matched with the reading words, reads nothing
     reference: re.Pattern[str] | None = None  # 正常值, 参考值: the clause asks the norm, not a reading
     serious_intent: str = ""  # a question clause that ends asking how serious decides it ("": off)
     serious_questions: frozenset[str] = frozenset()
     general: re.Pattern[str] | None = None  # 女性, 成年人: the clause asks about a disease in general
+    effect_questions: frozenset[str] = frozenset()  # 有影响吗: asked of a food or medicine just named, its intent decides
 
 
 @dataclass(frozen=True, slots=True)
@@ -464,7 +476,21 @@ def _check_asking(problems: list[str], spec: PolicyFile, keyword_owner: dict[str
     if bool(asking.serious_questions) != bool(asking.serious_intent):
         problems.append("asking.serious_intent and asking.serious_questions: both or neither")
     _owned_by(problems, "asking.serious_questions", asking.serious_questions, asking.serious_intent, keyword_owner)
-    hidden = list(keyword_owner) + [fold(w) for w in asking.question_words]
+    if asking.effect_questions and not asking.serious_intent:
+        problems.append("asking.serious_intent: required by asking.effect_questions")
+    _duplicates(problems, "asking.effect_questions", asking.effect_questions)
+    _owned_by(problems, "asking.effect_questions", asking.effect_questions, asking.serious_intent, keyword_owner)
+    _overlaps(problems, "asking", {"question_words": asking.question_words, "not_question_words": asking.not_question_words})
+    _overlaps(problems, "asking", {"reading_words": asking.reading_words, "not_reading_words": asking.not_reading_words})
+    readings = [fold(w) for w in asking.reading_words]
+    for word in asking.not_reading_words:
+        if not any(r in fold(word) for r in readings):
+            problems.append(f"asking.not_reading_words: {word!r} holds no reading word, so it hides nothing")
+    asked = [fold(w) for w in asking.question_words]
+    for word in asking.not_question_words:
+        if not any(q in fold(word) for q in asked):
+            problems.append(f"asking.not_question_words: {word!r} holds no question word, so it hides nothing")
+    hidden = list(keyword_owner) + asked
     for word in asking.form_headings:
         if not any(k in fold(word) for k in hidden):
             problems.append(f"asking.form_headings: {word!r} holds no intent keyword or question word, so it hides nothing")
@@ -552,7 +578,8 @@ def _compile(spec: PolicyFile, digest: str) -> Policy:
     intent_groups: _Groups = {"intent": [(fold(k), i.name) for i in spec.intents for k in i.keywords]}
     medicines = spec.medicines
     asking_groups: _Groups = {
-        "question": [(fold(w), None) for w in spec.asking.question_words],
+        "question": [(fold(w), None) for w in spec.asking.question_words]
+        + [(fold(w), "not") for w in spec.asking.not_question_words],
         "consume": [(fold(w), None) for w in spec.asking.consume_verbs],
         "form": [(fold(w), None) for w in spec.asking.form_headings],
         "medicine": [(fold(w), "name") for w in medicines.names]
@@ -605,8 +632,9 @@ def _compile(spec: PolicyFile, digest: str) -> Policy:
             diet_advice=frozenset(fold(w) for w in spec.asking.diet_advice),
             reading_intent=spec.asking.reading_intent or "",
             reading_generic=frozenset(fold(w) for w in spec.asking.reading_generic),
-            reading=re.compile("|".join(re.escape(fold(w)) for w in sorted(spec.asking.reading_words, key=len, reverse=True)))
+            reading=re.compile(_alternation(spec.asking.reading_words + spec.asking.not_reading_words))
             if spec.asking.reading_words else None,
+            not_reading=frozenset(fold(w) for w in spec.asking.not_reading_words),
             feeding=_feeding(spec.asking.feeding_modals, spec.asking.feeding_verbs),
             endings=endings,
             ending_max=max(map(len, endings), default=0),
@@ -616,6 +644,7 @@ def _compile(spec: PolicyFile, digest: str) -> Policy:
             serious_intent=spec.asking.serious_intent or "",
             serious_questions=frozenset(fold(w) for w in spec.asking.serious_questions),
             general=re.compile(_alternation(spec.asking.general_subjects)) if spec.asking.general_subjects else None,
+            effect_questions=frozenset(fold(w) for w in spec.asking.effect_questions),
         ),
         write_required_slots=tuple(spec.route.write_required_slots),
         session_only_callers=frozenset(spec.route.session_only_callers),

@@ -9,16 +9,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from re import _constants as sre  # type: ignore[attr-defined]
-from re import _parser as sre_parse  # type: ignore[attr-defined]
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from .context import Cue, ContextRules
 from .lexicon import Lexicon
 from .numerals import CHARS
-from .patterns import pattern_problems, required_char
+from .patterns import heads, pattern_problems, required_char
 from .text import fold
 
 NonEmpty = Annotated[str, StringConstraints(min_length=1)]
@@ -170,7 +168,7 @@ def check(p0: P0Entry, context: ContextEntry, roles: set[str]) -> list[str]:
                 problems.append(f"{where}.patterns: pattern name {name!r} is used twice")
             names.add(name)
             found = pattern_problems(pattern)
-            if not found and _first_chars(pattern) is None:
+            if not found and heads(pattern) is None:
                 found = ["must start with a literal character, a class of them or a choice of them"]
             problems.extend(f"{where}.patterns.{name}: {p}" for p in found)
         soft = {fold(t) for t in concept.soft_terms} | set(concept.soft_patterns)
@@ -299,9 +297,10 @@ class InfantFever:
 @dataclass(frozen=True, slots=True)
 class RedFlagRules:
     concept_ids: tuple[str, ...]
-    # first character → the patterns that can start there, as (pattern, its name, its concept)
+    # the first two characters of a text position, or its first one when no pair is listed → the
+    # patterns that can start there (``patterns.heads``), as (pattern, its name, its concept)
     pattern_starts: dict[str, tuple[tuple[re.Pattern[str], str, str], ...]]
-    pattern_prefilter: re.Pattern[str] | None  # any character a pattern can start with
+    pattern_prefilter: re.Pattern[str] | None  # where a key of ``pattern_starts`` opens
     critical_values: tuple[CriticalValue, ...]
     time_opening: re.Pattern[str] | None  # a time cue at a clause start: a critical word's values continue there
     blood_pressure: BloodPressure | None
@@ -325,11 +324,10 @@ def compile_rules(p0: P0Entry, context: ContextEntry) -> RedFlagRules:
         (re.compile(pattern), name, concept.id) for concept in p0.concepts
         for name, pattern in (concept.patterns | concept.soft_patterns).items()
     )
-    starts: dict[str, list[tuple[re.Pattern[str], str, str]]] = {}
-    for compiled in patterns:
-        for ch in sorted(_first_chars(compiled[0].pattern) or ()):
-            starts.setdefault(ch, []).append(compiled)
-    firsts = "".join(sorted(starts))
+    opening = {compiled: heads(compiled[0].pattern) or frozenset() for compiled in patterns}
+    # A two-character key lists the patterns that open with it or with its first character alone.
+    starts = {key: tuple(c for c in patterns if key in opening[c] or key[0] in opening[c])
+              for key in sorted(frozenset().union(*opening.values()))}
     fever = p0.infant_fever
     # SPEC §4.4 revision 2 temperatures: 38.5 / 三十八度五 / 38° / 38度5 after a temperature or fever
     # word (a short gap in the clause; spaces as the squashed view drops them: 体温 38.5 ℃); with no
@@ -341,8 +339,12 @@ def compile_rules(p0: P0Entry, context: ContextEntry) -> RedFlagRules:
     )
     # The infant's age is the slot readers' (redflags._young_infant, SPEC §4.4); only the words that
     # say "newborn" without an age are read here: 新生儿, 未满月 / 没满月 / 不到满月, 刚满月, 满月, 刚出生.
-    newborn = re.compile("新生儿|未满月|刚满月|没满月|不到满月|(?<![未没刚到])满月(?![酒宴照])|刚出生")
-    fever_word = re.compile("发烧|发热|发高烧|高烧|低烧|烧起来|发烫|很烫|滚烫|烫手|体温高|体温偏高")
+    # Every alternative opens with a literal (the look-behind of 满月 stands after its 满), so sre
+    # skips in C to the next 新, 未, 刚, 没, 不 or 满.
+    newborn = re.compile("新生儿|未满月|刚满月|没满月|不到满月|满(?<![未没刚到]满)月(?![酒宴照])|刚出生")
+    # 烫 only said of the body (身上有点烫, 额头挺烫, 摸着烫): 水有点烫 is the bath; 有点烧 not 烧心 (heartburn).
+    fever_word = re.compile("发烧|发热|发高烧|高烧|低烧|烧起来|发烫|很烫|滚烫|烫手|体温高|体温偏高|有点烧(?!心)|有些烧(?!心)"
+                            "|(?:身上|身体|头|额头|脑门|浑身|全身|后背|背上|脖子|肚子|手心|脚心|摸着|摸起来)(?:有点|有些|挺|好|都)?烫")
     kid = "|".join(re.escape(fold(w)) for w in sorted(context.patient_words, key=len, reverse=True))
     time_words = [fold(w) for e in context.cues if e.kind in ("now", "past", "now_clause", "ongoing", "then") and e.direction == "before"
                   for w in e.words]
@@ -365,7 +367,7 @@ def compile_rules(p0: P0Entry, context: ContextEntry) -> RedFlagRules:
     return RedFlagRules(
         concept_ids=tuple(c.id for c in p0.concepts),
         pattern_starts={ch: tuple(found) for ch, found in starts.items()},
-        pattern_prefilter=re.compile(f"[{re.escape(firsts)}]") if firsts else None,
+        pattern_prefilter=_prefilter(starts),
         critical_values=tuple(
             CriticalValue(c.analyte, c.concept, c.name, c.threshold, c.plausible_max, frozenset(fold(u) for u in c.units), c.window)
             for c in p0.critical_values
@@ -397,6 +399,21 @@ def compile_rules(p0: P0Entry, context: ContextEntry) -> RedFlagRules:
     )
 
 
+def _prefilter(starts: dict[str, tuple[tuple[re.Pattern[str], str, str], ...]]) -> re.Pattern[str] | None:
+    """Where a key of ``starts`` opens: one alternative per first character, alone when a key is
+    that character, else followed by a look-ahead for the keys' second characters. Each
+    alternative opens with a literal, so sre skips in C to the next first character, and a match
+    consumes one character: every position is looked at."""
+    keys: dict[str, list[str]] = {}
+    for key in starts:
+        keys.setdefault(key[0], []).append(key)
+    alternatives = [
+        re.escape(first) if first in pairs else f"{re.escape(first)}(?=[{''.join(re.escape(key[1]) for key in pairs)}])"
+        for first, pairs in keys.items()
+    ]
+    return re.compile("|".join(alternatives)) if alternatives else None
+
+
 def _blood_pressure(bp: BloodPressureEntry, kid: str) -> BloodPressure:
     words = "|".join(re.escape(fold(w)) for w in sorted(bp.words + bp.diastolic_words, key=len, reverse=True))
     not_before = "|".join(re.escape(fold(w)) for w in bp.not_before)
@@ -410,45 +427,3 @@ def _blood_pressure(bp: BloodPressureEntry, kid: str) -> BloodPressure:
     child = re.compile(f"{kid}|(?<![0-9])(?:1[0-7]|[1-9])岁|[一二两三四五六七八九]岁|十[一二三四五六七]?岁")
     return BloodPressure(bp.concept, bp.name, (bp.systolic, bp.diastolic), (bp.child_systolic, bp.child_diastolic), reading,
                          frozenset(fold(w) for w in bp.diastolic_words), child)
-
-
-def _first_chars(pattern: str) -> set[str] | None:
-    """The characters a match of ``pattern`` can start with; None when it could start anywhere (the
-    loader refuses such a red-flag pattern: the prefilter that spares most texts every pattern
-    relies on a known first character)."""
-
-    def first(items: Any) -> set[str] | None:  # None: could be anything
-        for op, av in items:
-            if op in (sre.ASSERT, sre.ASSERT_NOT, sre.AT):
-                continue  # look-behinds and anchors consume nothing
-            if op is sre.LITERAL:
-                return {chr(av)}
-            if op is sre.SUBPATTERN:
-                if _zero_width(av[3]):
-                    continue
-                return first(av[3])
-            if op is sre.BRANCH:
-                if all(_zero_width(branch) for branch in av[1]):
-                    continue  # (?:(?<=又)|(?<=在)): look-behinds only
-                out: set[str] = set()
-                for branch in av[1]:
-                    got = first(branch)
-                    if got is None:
-                        return None
-                    out |= got
-                return out
-            if op is sre.IN and all(o is sre.LITERAL for o, _ in av):
-                return {chr(a) for _, a in av}
-            return None
-        return None
-
-    return first(sre_parse.parse(pattern))
-
-
-def _zero_width(items: Any) -> bool:
-    return all(
-        op in (sre.ASSERT, sre.ASSERT_NOT, sre.AT)
-        or (op is sre.BRANCH and all(_zero_width(b) for b in av[1]))
-        or (op is sre.SUBPATTERN and _zero_width(av[3]))
-        for op, av in items
-    )

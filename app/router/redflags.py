@@ -123,9 +123,11 @@ def _patterns(rules: RedFlagRules, text: str, p0: list[Hit] | None) -> list[Ment
     j = 0  # safe phrases are in text order and none contains another: one pointer walks them
     for candidate in prefilter.finditer(text):
         position = candidate.start()
+        # the patterns that open with the two characters here, else with the first one alone
+        tried = starts.get(text[position : position + 2]) or starts[candidate.group()]
         while j < len(safe) and safe[j].end <= position:
             j += 1
-        for pattern, name, concept in starts[candidate.group()]:
+        for pattern, name, concept in tried:
             m = pattern.match(text, position)
             if m is None or (j < len(safe) and safe[j].start <= position and m.end() <= safe[j].end):
                 continue  # no match, or inside a safe phrase
@@ -162,6 +164,8 @@ def _infant_fever(rules: RedFlagRules, text: str, age: Callable[[], float | None
     temperature at all — every fever word (新生儿发烧, 摸着很烫: any fever under three months is a
     red flag, NICE NG143)."""
     fever = rules.infant_fever
+    if not _dated(text) and not fever.newborn.search(text):
+        return []  # neither a newborn word nor an age under a year (``_young_infant``): no reading is read
     hot: list[Mention] = []
     any_reading = False
     for m in fever.temperature.finditer(text):
@@ -184,10 +188,15 @@ def _young_infant(fever: InfantFever, text: str, age: Callable[[], float | None]
     (出生10天, 宝宝2个月, 俩个月, 还有十天三个月了; not 一周两个月 = 1 year 2 months)."""
     if fever.newborn.search(text):
         return True
-    if "天" not in text and "月" not in text and "周" not in text and "星" not in text and "礼" not in text:
-        return False  # every age under a year holds one of these: the slot scan is spared
+    if not _dated(text):
+        return False  # the slot scan is spared
     years = age()
     return years is not None and years * 365 < fever.max_age_days
+
+
+def _dated(text: str) -> bool:
+    """Whether the text holds a character that every age under a year is written with."""
+    return "天" in text or "月" in text or "周" in text or "星" in text or "礼" in text
 
 
 def _blood_pressure(bp: BloodPressure, text: str) -> list[Mention]:

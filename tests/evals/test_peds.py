@@ -33,7 +33,6 @@ TARGETS = {target.name: target for target in peds.targets(TEST_SPLIT)}
 KNOWN_GAPS = {
     "silent misses among now (neither halt nor confirm)":
         "issue 20: parents' phrasings of danger signs still missing (4/13 pass silently; 7/13)",
-    "intent agreement on in-domain questions": "issue 21: 88/122 agree (66/122)",
     "no value filled on rows without one": "issue 21: a value is filled where the label has none (79/81; 78/81)",
 }
 

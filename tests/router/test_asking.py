@@ -29,6 +29,16 @@ QUESTION_FIRST = [
      "孩子有过敏史，肾炎", "patient_profile"),
     ("a decimal point is no clause end",
      "血钾5.2，化验单上还写了什么", "lab_result"),
+    # the A-not-A question (要不要, 有没有, 是不是…) asks as 吗 does
+    ("an A-not-A clause is a question: whether to come back -> followup",
+     "孩子的化验单我看过了，要不要复诊", "followup"),
+    ("the same story, a told plan -> the story's lab words win",
+     "孩子的化验单我看过了，下周复诊", "lab_result"),
+    # a question word used as an indefinite (过几天, 没什么) asks nothing; the question clause decides
+    ("过几天 tells a plan, which test is asked -> knowledge",
+     "再过几天就复查了，先验尿还是先抽血", "knowledge"),
+    ("几 that asks how often -> followup",
+     "几天复查一次", "followup"),
 ]
 
 MEDICINES = [
@@ -167,7 +177,7 @@ QUESTION_ENDINGS = [
     ("不 after an adverb ends no question", "这两天的米汤她都不", "unknown"),
     ("那么 ends no question", "米汤现在喝得没有以前那么", "unknown"),
     ("不 inside 不喝 ends nothing", "牛奶她一口都不喝", "unknown"),
-    ("不 inside 不行 ends nothing", "米汤喝了就吐，不行", "unknown"),
+    ("不 inside 不行 ends nothing", "米汤她只喝了两口，不行", "unknown"),
 ]
 
 # A reading word that asks (多少) beside a reference word asks the norm: knowledge. Without one it
@@ -179,6 +189,15 @@ NORMS = [
     ("months in the clause are no value -> knowledge", "3个月宝宝血红蛋白多少算正常", "knowledge"),
     ("the child's own value asked -> lab", "他的血钾是多少", "lab_result"),
     ("a value beside the norm question -> lab", "血钾5.8，正常值是多少", "lab_result"),
+    ("多少说明 asks a threshold -> knowledge", "孩子的尿酸到多少就说明有问题", "knowledge"),
+    # a visit (去医院看看) reads nothing; a request to look at a sheet does
+    ("a visit is no reading -> knowledge", "宝宝鼻子老痒，正常吗，要不要带去医院看一下", "knowledge"),
+    ("a sheet to look at -> lab", "化验单出来了，帮我看看正常吗", "lab_result"),
+    ("a sheet the parent cannot read -> lab", "尿常规那张单子我们看不懂", "lab_result"),
+    ("a blood test's result in plain words -> lab", "照片是昨天的血检结果", "lab_result"),
+    ("a visit on this occasion is no reading -> knowledge", "这次来医院要不要顺便抽血查一下", "knowledge"),
+    ("this occasion's result to look at -> lab", "这次化验的结果帮我看看", "lab_result"),
+    ("what results a test can have -> knowledge", "尿常规一般会有哪些结果", "knowledge"),
 ]
 
 # How serious (issue 21): a question clause that ends asking it decides risk_assessment over the
@@ -190,6 +209,12 @@ SERIOUS = [
     ("严重 inside the clause asks no seriousness", "会不会是严重的湿疹", "knowledge"),
     ("a medicine decides -> knowledge", "退烧药和止咳药一起吃没事吧", "knowledge"),
     ("a reading decides -> lab", "白细胞偏高要紧吗", "lab_result"),
+    # what a thing did to the child: the food or medicine named just before the effect word decides
+    ("effect of a food eaten -> nutrition calc", "昨天吃了几个虾仁，有没有影响", "nutrition_calc"),
+    ("effect of a medicine taken again -> knowledge", "上个月刚吃完阿莫西林，这回再吃一个疗程有什么影响", "knowledge"),
+    ("worse asked at the clause's end -> risk", "这个疹子是好了还是加重了", "risk_assessment"),
+    ("worse told, care asked -> knowledge", "疹子加重了，平时怎么护理", "knowledge"),
+    ("effect of the illness itself -> risk", "连着烧了两天，以后记忆力有影响吗", "risk_assessment"),
 ]
 
 
@@ -237,6 +262,8 @@ def test_food_bonus_ranks_but_is_never_listed(router):
         pytest.param("退热栓可以用吗", "退热栓", id="suppository by name"),
         pytest.param("可以喝抗病毒合剂吗", "合剂", id="mixture after a name"),
         pytest.param("宝宝能吃保和丹吗", "丹", id="pill after a name"),
+        pytest.param("宝宝能喝999冲剂吗", "冲剂", id="granules after a brand's digits"),
+        pytest.param("每天吃ad滴剂可以吗", "滴剂", id="drops after a brand's letters"),
     ],
 )
 def test_medicine_is_listed_as_knowledge_evidence(router, text, medicine):
@@ -249,6 +276,7 @@ def test_medicine_is_listed_as_knowledge_evidence(router, text, medicine):
     "text",
     [
         pytest.param("一次吃两片可以吗", id="numeral before 片"),
+        pytest.param("一次吃2片可以吗", id="a digit before a one-character form is a portion"),
         pytest.param("拍片能看出肾炎吗", id="拍片 is an X-ray"),
         pytest.param("肉丸子能吃吗", id="肉丸 is a food word"),
         pytest.param("照片发给医生了，能吃吗", id="照片 is a photo"),

@@ -518,3 +518,84 @@ def test_parents_follow_ups(router, text, intent):
     r = router.classify_intent(text)
     assert r.intent == intent, (r.intent, r.matched_keywords, r.candidates)
     assert r.fallback is None
+
+
+# --- session 4 (issue 21): families that generalise the tuning texts' misses, each both ways ------
+
+CONSEQUENCES_AND_TOPICS = [
+    # whether the child's illness leads to a complication or lasting harm: risk_assessment
+    ("consequence: will the fever harm him -> risk", "发烧这么久，脑子会不会烧坏", "risk_assessment"),
+    ("consequence: will the cough turn into pneumonia -> risk", "咳了一个礼拜，会不会发展成肺炎", "risk_assessment"),
+    ("consequence: will it bring on another illness -> risk", "他拉肚子这么久，会不会引起肠炎", "risk_assessment"),
+    ("consequence: will something go wrong -> risk", "心里总担心他会不会出什么问题", "risk_assessment"),
+    ("consequence: a medicine's side effect stays knowledge", "这个药会不会引起过敏", "knowledge"),
+    ("consequence: a bare 会引起 asked in general stays knowledge", "感冒会引起肺炎吗", "knowledge"),
+    ("consequence: a reading in the clause decides -> lab result", "白细胞偏高会不会引起发烧", "lab_result"),
+    # whether it could be a given illness: knowledge; how serious asked after it: risk
+    ("could it be: a feared illness -> knowledge", "不会是白血病吧", "knowledge"),
+    ("could it be: newborn haemolysis -> knowledge", "会不会是溶血", "knowledge"),
+    ("could it be, then how serious -> risk", "不会是溶血吧，严重吗", "risk_assessment"),
+    # bringing a fever down, and whether a reading counts as fever: knowledge
+    ("fever: how to bring it down -> knowledge", "怎么才能让孩子快点退烧", "knowledge"),
+    ("fever: does a reading count -> knowledge", "38度2算发烧吗", "knowledge"),
+    ("fever in the story, a named food asked -> nutrition calc", "退烧以后能吃鸡蛋吗", "nutrition_calc"),
+    # newborn jaundice and its treatment: knowledge; a bilirubin reading: lab result
+    ("jaundice: yellow face, phototherapy asked -> knowledge", "新生儿脸有点发黄，要照蓝光吗", "knowledge"),
+    ("jaundice with a reading -> lab result", "宝宝发黄，胆红素偏高", "lab_result"),
+    # a feeding word asked as the food of a question clause is that food, not a feeding topic asked
+    ("asked food: breast milk at night, a complaint in the story -> nutrition calc", "上午拉了两次肚子，睡前的母乳还照常吗", "nutrition_calc"),
+    ("asked food: is formula good for him -> nutrition calc", "我感冒了，配方奶粉给宝宝喝好不好？", "nutrition_calc"),
+    ("asked food beside a topic asked: an allergy to formula -> knowledge", "最近老拉肚子，是不是对奶粉过敏呢", "knowledge"),
+    # topic words by family: alone they make a question knowledge; a stronger question keeps its intent
+    ("chill: caught a chill at night -> knowledge", "是不是晚上睡觉凉到了", "knowledge"),
+    ("chill in the story, a named drink asked -> nutrition calc", "晚上凉到了，能喝点姜汤吗", "nutrition_calc"),
+    ("jaundice by its degree -> knowledge", "新生儿十天，眼白有点黄", "knowledge"),
+    ("crying -> knowledge", "宝宝一直哭，会不会是肠绞痛", "knowledge"),
+    ("crying in the story, a sheet to read -> lab result", "宝宝一直哭，化验单帮我看看", "lab_result"),
+    ("nappies -> knowledge", "纸尿裤多久换一次", "knowledge"),
+    ("speech -> knowledge", "三岁了还不太会讲话", "knowledge"),
+    ("blood groups -> knowledge", "爸爸是o型，妈妈是a型，孩子可能是什么血型", "knowledge"),
+    # a dose in milligrams and a spray are medicines; a concentration in a lab report is none
+    ("a dose in milligrams -> knowledge", "剩下半片5mg的，孩子能用吗", "knowledge"),
+    ("a spray -> knowledge", "一岁以下可以用鼻喷雾剂吗", "knowledge"),
+    ("a concentration in mg/dl is a reading -> lab result", "肌酐1.2mg/dl正常吗", "lab_result"),
+    # ate little (没吃什么东西) tells an appetite, it asks no diet advice; 几口 is a few mouthfuls
+    ("ate little, a complaint asked -> knowledge", "一整天几乎没吃什么东西，肚子鼓鼓的怎么办", "knowledge"),
+    ("diet advice asked -> knowledge", "肺炎期间吃什么东西好", "knowledge"),
+    ("a few mouthfuls, then vomiting told -> knowledge", "早上喂了几口米糊就吐了", "knowledge"),
+    ("a few mouthfuls, then whether to feed more -> nutrition calc", "早上喂了几口米糊，还能喂吗", "nutrition_calc"),
+    # how long until cured and how to cure ask the course and the treatment; whether it can be cured, the prognosis
+    ("how long until cured -> knowledge", "孩子的湿疹多久能治好", "knowledge"),
+    ("whether it can be cured -> risk", "孩子的湿疹能治好吗", "risk_assessment"),
+    ("how to cure -> knowledge", "尿床怎么才能治好", "knowledge"),
+    # how serious as a grade, dehydration as a complication, reassurance in more endings
+    ("a grade of severity asked -> risk", "应该只算轻度的吧", "risk_assessment"),
+    ("a grade told, a medicine asked -> knowledge", "医生说是轻度肺炎，要吃什么药", "knowledge"),
+    ("will he dehydrate -> risk", "拉了这么多次，会不会脱水", "risk_assessment"),
+    ("how to prevent dehydration -> knowledge", "拉肚子怎么防止脱水", "knowledge"),
+    ("没事儿吧 ending the question -> risk", "咳了两天了，没事儿吧", "risk_assessment"),
+    # the amount of a feed asked is nutrition_calc; told in the story it loses to the complaint asked
+    ("the amount of milk as before -> nutrition calc", "拉肚子好了，奶量还按以前的量吗", "nutrition_calc"),
+    ("less milk told, what is it asked -> knowledge", "这几天奶量少了一半，怎么回事", "knowledge"),
+    ("a medicine's amount as before -> knowledge", "药还照以前的量吃吗", "knowledge"),
+    # a food before 里 / 中 is the vehicle of what is put in it, not the food asked
+    ("a probiotic in the formula -> knowledge", "打算把益生菌兑到奶粉中喂他", "knowledge"),
+    ("this one in the formula -> knowledge", "这包能兑到奶粉中给他喝吗", "knowledge"),
+    ("rice cereal in the formula: the food added is asked -> nutrition calc", "奶粉里可以加米粉吗", "nutrition_calc"),
+    # a cause suspected, stool counts, sleep around feeds and keeping milk: knowledge topics
+    ("a cause suspected -> knowledge", "跟换了新牌子的牛奶有关吗", "knowledge"),
+    ("a stool count told -> knowledge", "她现在一天拉七八回，多不多", "knowledge"),
+    ("a stool count told, a sheet to read -> lab result", "她现在一天拉七八回，化验单帮我看看", "lab_result"),
+    ("waking a sleeping baby for a feed -> knowledge", "半夜睡得正香，用不用叫醒喂奶", "knowledge"),
+    ("kept milk, a named drink asked -> nutrition calc", "泡好的奶粉放冰箱，第二天能喝吗", "nutrition_calc"),
+    ("a disease named after an analyte -> knowledge", "血小板减少症平时要注意什么", "knowledge"),
+    ("the same disease with a value -> lab result", "血小板减少症，血小板只有50", "lab_result"),
+    ("a result asked to be looked at -> lab result", "医生能不能看下结果", "lab_result"),
+]
+
+
+@pytest.mark.parametrize(("text", "intent"), _rows(CONSEQUENCES_AND_TOPICS))
+def test_consequences_and_topics(router, text, intent):
+    r = router.classify_intent(text)
+    assert r.intent == intent, (r.intent, r.matched_keywords, r.candidates)
+    assert r.fallback is None

@@ -1,13 +1,20 @@
 """``required_char``: a character every match of a pattern holds (the last one it names), so a text
-without it is not scanned. A character named wrongly would hide a cue: each row names a shape."""
+without it is not scanned; ``heads``: the one or two characters every match opens with, so a
+red-flag pattern is tried only where they stand. A character named wrongly would hide a cue or a
+red flag: each row names a shape."""
 
 from __future__ import annotations
 
+import random
 import re
+from typing import Any
+from re import _constants as sre  # type: ignore[attr-defined]
+from re import _parser as sre_parse  # type: ignore[attr-defined]
 
 import pytest
 
-from app.router.patterns import required_char
+from app.router.context import _BOUNDARY
+from app.router.patterns import heads, required_char
 from app.router.policy import load_policy
 from app.router.slots import body
 
@@ -48,6 +55,102 @@ def test_policy_cue_patterns_match_only_texts_with_their_characters() -> None:
     assert matches >= len(TEXTS)  # the texts do exercise the patterns
 
 
+HEAD_CASES = [
+    ("a literal word", "从前", {"从前"}),
+    ("a single character", "吐", {"吐"}),
+    ("a choice of words", "(?:不好好|不爱)(?:喝|吃)", {"不好", "不爱"}),
+    ("an optional second character", "吐了?x", {"吐了", "吐x"}),
+    ("an optional group may end the match", "x(?:y)?", {"x", "xy"}),
+    ("a branch that ends early", "(?:ab|c)d", {"ab", "cd"}),
+    ("a repeat of zero or more", "a{0,3}b", {"aa", "ab", "b"}),
+    ("an unbounded repeat", "a*b", {"aa", "ab", "b"}),
+    ("a class of a few", "[2-4]天", {"2天", "3天", "4天"}),
+    ("look-behinds consume nothing", "(?:(?<=大)便|拉)血", {"便血", "拉血"}),
+    ("a negated class after the first character", "吐[^，。]{0,2}血", {"吐"}),
+    ("a look-ahead consumes nothing", "a(?=b)", {"a"}),
+    ("an optional negated class opens anywhere", "[^，]?拉", None),
+    ("a wide class opens anywhere", "[\u4e00-\u9fff]天", None),
+    ("a case-insensitive pattern opens anywhere", "(?i)ab", None),
+    ("an empty pattern opens anywhere", "(?:)", None),
+]
+
+
+@pytest.mark.parametrize(("pattern", "expected"), [c[1:] for c in HEAD_CASES], ids=[c[0] for c in HEAD_CASES])
+def test_heads(pattern: str, expected: set[str] | None) -> None:
+    assert heads(pattern) == (None if expected is None else frozenset(expected))
+
+
+RED_FLAG_TEXTS = [
+    "孩子不好好喝奶，吐了三次", "宝宝一直睡，叫不醒", "拉的大便有血，吐出来的是咖啡色", "吃什么都吐，没有尿",
+    "不太精神，总是哭", "躺下就喘不上气", "烧一直没退过", "吃奶吃着停下来喘气", "嘴唇发紫，呼吸很急",
+]
+
+
+def test_policy_red_flag_patterns_open_with_a_head() -> None:
+    """Every red-flag pattern of the policy, at every position of texts that exercise them: a match
+    opens with one of its heads, and is tried there (``redflags._patterns``' look-up)."""
+    starts = load_policy().red_flags.pattern_starts
+    matches = 0
+    for pattern, _, _ in {p for tried in starts.values() for p in tried}:
+        found = heads(pattern.pattern)
+        assert found is not None, pattern.pattern
+        for text in RED_FLAG_TEXTS:
+            for position in range(len(text)):
+                if pattern.match(text, position):
+                    assert any(text.startswith(head, position) for head in found), (pattern.pattern, text)
+                    tried = starts.get(text[position : position + 2]) or starts[text[position]]
+                    assert pattern in [p for p, _, _ in tried]
+                    matches += 1
+    assert matches >= len(RED_FLAG_TEXTS)  # the texts do exercise the patterns
+
+
+def _sample(items: Any, rng: random.Random, noise: str) -> str:
+    """A string the parsed pattern ``items`` could match, look-arounds left out (so some do not)."""
+    out = []
+    for op, av in items:
+        if op is sre.LITERAL:
+            out.append(chr(av))
+        elif op is sre.IN:
+            chars = [chr(a) for o, a in av if o is sre.LITERAL] + [chr(a[0]) for o, a in av if o is sre.RANGE]
+            negated = any(o is sre.NEGATE for o, _ in av)
+            out.append(rng.choice(noise) if negated or not chars else rng.choice(chars))
+        elif op is sre.BRANCH:
+            out.append(_sample(rng.choice(av[1]), rng, noise))
+        elif op is sre.SUBPATTERN:
+            out.append(_sample(av[3], rng, noise))
+        elif op is sre.ATOMIC_GROUP:
+            out.append(_sample(av, rng, noise))
+        elif op in (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT):
+            out.extend(_sample(av[2], rng, noise) for _ in range(rng.randint(av[0], min(av[1], av[0] + 3))))
+        elif op in (sre.ANY, sre.NOT_LITERAL, sre.CATEGORY):
+            out.append(rng.choice(noise))
+    return "".join(out)
+
+
+def test_policy_red_flag_patterns_open_with_a_head_on_generated_texts() -> None:
+    """Each red-flag pattern of the policy (a new one too) against texts generated from it, with
+    a character or two of noise around them: wherever it matches, one of its heads opens the
+    match. A head named wrongly would hide a red flag, so this is tried on many texts, not only on
+    sentences written for it."""
+    rng = random.Random(20)
+    noise = "不吃没吐了的x1，。 "
+    starts = load_policy().red_flags.pattern_starts
+    patterns = sorted({p for tried in starts.values() for p in tried}, key=lambda p: p[1])
+    matched = set()
+    for pattern, name, _ in patterns:
+        found = heads(pattern.pattern)
+        assert found is not None, pattern.pattern
+        parsed = sre_parse.parse(pattern.pattern)
+        for _ in range(100):
+            before = "".join(rng.choice(noise) for _ in range(rng.randint(0, 2)))
+            text = before + _sample(parsed, rng, noise) + rng.choice(noise)
+            for position in range(len(text)):
+                if pattern.match(text, position):
+                    assert any(text.startswith(head, position) for head in found), (pattern.pattern, text)
+                    matched.add(name)
+    assert len(matched) >= len(patterns) * 3 // 4  # the texts exercise most patterns (a look-behind is left out)
+
+
 DAY_TEXTS = [
     ("days and months", "7月10日发烧39度，12号退了"),
     ("a month.day before a time word", "5.18早上38.5，6.12下午"),
@@ -65,3 +168,21 @@ def test_days_are_finditer_from_the_openings(text: str) -> None:
     """``body._days`` tries ``_DAY`` only where a day can open: the same days as its finditer."""
     expected = [(m.start(), int(m.group("d") or m.group("d2"))) for m in body._DAY.finditer(text)]
     assert body._days(text) == expected
+
+
+BOUNDARY_CASES = [
+    ("sentence marks and a newline", "好。好!好?好;好\n", [(1, True), (3, True), (5, True), (7, True), (9, True)]),
+    ("a comma ends a clause only", "发烧,咳嗽", [(2, False)]),
+    ("a decimal point ends nothing", "体温38.5度", []),
+    ("a point after a digit, before a letter", "吃了3.好", [(3, True)]),
+    ("a point before a digit, after a letter", "好.5", [(1, True)]),
+    ("a point at the text's ends", ".好.", [(0, True), (2, True)]),
+    ("points in a row", "3..5", [(1, True), (2, True)]),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), [c[1:] for c in BOUNDARY_CASES], ids=[c[0] for c in BOUNDARY_CASES])
+def test_context_boundaries(text: str, expected: list[tuple[int, bool]]) -> None:
+    """``context._BOUNDARY``, written so that sre skips to each mark: where sentences and clauses
+    end, and which end a sentence (group 1 takes part only in a comma)."""
+    assert [(m.start(), m.group(1) is None) for m in _BOUNDARY.finditer(text)] == expected

@@ -353,7 +353,9 @@ class SlotExtractor:
             body.measure_pairs(draft)
         if draft.readings:
             temperature = body.temperature(draft, self._cues, self._cue_patterns)
-        meals = list(dict.fromkeys(map(_PAYLOAD, hits.group("meal"))))
+        # Most texts name no meal, food or analyte: an empty list without the map and dict to dedupe it.
+        meal_hits = hits.get("meal")
+        meals = list(dict.fromkeys(map(_PAYLOAD, meal_hits))) if meal_hits else []
         ambiguous = []
         if len(draft.ids) > 1:
             ambiguous.append("patient_id")
@@ -362,8 +364,8 @@ class SlotExtractor:
         return _build_result(
             {
                 "patient_id": next(iter(draft.ids)) if len(draft.ids) == 1 else None,
-                "food": list(dict.fromkeys(map(_TERM, foods))),
-                "analyte": list(dict.fromkeys(map(_PAYLOAD, analytes))),
+                "food": list(dict.fromkeys(map(_TERM, foods))) if foods else [],
+                "analyte": list(dict.fromkeys(map(_PAYLOAD, analytes))) if analytes else [],
                 "date": list(draft.dates),
                 "number": numbers,
                 "age_years": draft.age,
@@ -372,7 +374,7 @@ class SlotExtractor:
                 "temperature_c": temperature,
                 "time_window_days": draft.window,
                 "meal": meals[0] if len(meals) == 1 else None,
-                "measure": [numbers[i] for i in draft.measures],  # a measure is one of the numbers
+                "measure": [numbers[i] for i in draft.measures] if draft.measures else [],  # a measure is one of the numbers
                 "ambiguous": ambiguous,
                 "approximate": _approximate(draft, temperature),
                 "policy_version": policy_version,
