@@ -42,6 +42,11 @@ class ConceptEntry(_Strict):
     # A mention of the concept counts only in a text that holds one of these (肾病: the complications
     # of nephrotic syndrome are other things elsewhere).
     only_with: list[NonEmpty] = []
+    # Two mild forms of one sign said of the child now, each of another facet, are its strong form
+    # (poor spirits and wanting to sleep all the time are IMCI's "lethargic"): name → the facets,
+    # each a list of the concept's soft terms and soft pattern names. Across clauses, as parents say
+    # them ("精神不好，总想睡觉"); a pattern's gap never crosses a comma.
+    together: dict[Name, Annotated[list[Terms], Field(min_length=2)]] = {}
 
 
 class CriticalValueEntry(_Strict):
@@ -166,6 +171,17 @@ def check(p0: P0Entry, context: ContextEntry, roles: set[str]) -> list[str]:
             if not found and heads(pattern) is None:
                 found = ["must start with a literal character, a class of them or a choice of them"]
             problems.extend(f"{where}.patterns.{name}: {p}" for p in found)
+        soft = {fold(t) for t in concept.soft_terms} | set(concept.soft_patterns)
+        for name, facets in concept.together.items():
+            if name in names:
+                problems.append(f"{where}.together: name {name!r} is used twice")
+            names.add(name)
+            problems.extend(f"{where}.together.{name}: {item!r} is no soft term or soft pattern of the concept"
+                            for facet in facets for item in facet if fold(item) not in soft and item not in soft)
+            items = [fold(item) for facet in facets for item in set(facet)]
+            # One mention in two facets would be a together rule of one mild form: it would halt alone.
+            problems.extend(f"{where}.together.{name}: {item!r} is in two facets"
+                            for item in sorted({i for i in items if items.count(i) > 1}))
     compiled = [re.compile(p) for c in p0.concepts for p in (c.patterns | c.soft_patterns).values() if not pattern_problems(p)]
     for phrase in p0.safe_phrases:
         key = fold(phrase)
@@ -293,6 +309,8 @@ class RedFlagRules:
     soft_terms: frozenset[str]  # folded soft terms and soft pattern names: a current mention of one asks its severity question
     severity_questions: dict[str, str]  # concept id → its question
     only_with: dict[str, re.Pattern[str]]  # concept id → the words one of which its text must hold
+    # concept id → (name, facets): current soft mentions of every facet together halt under the name
+    together: dict[str, tuple[tuple[str, tuple[frozenset[str], ...]], ...]]
     term_count: int
     pattern_count: int
 
@@ -374,6 +392,8 @@ def compile_rules(p0: P0Entry, context: ContextEntry) -> RedFlagRules:
                              + [name for c in p0.concepts for name in c.soft_patterns]),
         severity_questions={c.id: c.severity_question for c in p0.concepts if c.severity_question},
         only_with={c.id: re.compile("|".join(re.escape(fold(w)) for w in c.only_with)) for c in p0.concepts if c.only_with},
+        together={c.id: tuple((name, tuple(frozenset(fold(t) for t in facet) for facet in facets))
+                              for name, facets in c.together.items()) for c in p0.concepts if c.together},
         term_count=sum(len(c.terms) + len(c.soft_terms) for c in p0.concepts),
         pattern_count=len(patterns),
     )

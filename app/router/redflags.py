@@ -70,8 +70,27 @@ def red_flags(
     if rules.only_with:
         mentions = _with_their_context_words(rules, text, mentions)
     found = contexts(rules.context, text, mentions, caller)
+    names = [m.term for m in mentions]
+    if rules.together:
+        _together(rules, mentions, found, names)
     # The same (concept, term, context) twice is one flag: 抽搐 written 1,000 times is one line.
-    return [Flag(*key) for key in dict.fromkeys(zip([m.concept for m in mentions], [m.term for m in mentions], found))]
+    return [Flag(*key) for key in dict.fromkeys(zip([m.concept for m in mentions], names, found))]
+
+
+def _together(rules: RedFlagRules, mentions: list[Mention], found: list[str], names: list[str]) -> None:
+    """Current soft mentions of one concept that cover every facet of one of its ``together``
+    rules take the rule's name (a hard one): 精神不好，总想睡觉 halts. A walk over the mentions,
+    never over the text."""
+    for concept, rules_of in rules.together.items():
+        mine = [i for i, m in enumerate(mentions) if m.concept == concept and found[i] == "current"]
+        if len(mine) < 2:
+            continue
+        for name, facets in rules_of:
+            members = [[i for i in mine if names[i] in facet] for facet in facets]
+            if all(members):
+                for group in members:
+                    for i in group:
+                        names[i] = name
 
 
 def _with_their_context_words(rules: RedFlagRules, text: str, mentions: list[Mention]) -> list[Mention]:

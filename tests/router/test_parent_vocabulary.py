@@ -91,7 +91,7 @@ SOFT = [
     ("spirits not so good", "宝宝今天精神不怎么好", "lethargy"),
     ("spirits turned poor since the morning", "孩子精神从早上开始变差", "lethargy"),
     ("spirits poor again", "烧退了，精神又不太好", "lethargy"),
-    ("always wanting to sleep", "孩子总想睡觉", "lethargy"),
+    ("very sleepy", "孩子特别想睡", "lethargy"),
     ("no smile when played with", "宝宝逗他不笑", "lethargy"),
     ("twitching now and then", "宝宝睡着后一抽一抽的", "seizure"),
     ("shaking all over", "孩子发烧浑身发抖", "seizure"),

@@ -23,7 +23,7 @@ SOFT = [
     ("a lingering low fever asks", "这两天低烧不退，用不用去医院", "persistent_fever"),
     ("recurring fever under five days asks", "孩子反复发烧3天了", "persistent_fever"),
     ("no spirits alone asks", "孩子今天没精神", "lethargy"),
-    ("sleepy alone asks", "孩子这两天只想睡觉", "lethargy"),
+    ("sleepy alone asks", "孩子这两天很想睡", "lethargy"),
     ("soft all over alone asks", "孩子软绵绵的", "lethargy"),
     ("vomited it all once asks", "晚上吃的都吐掉了", "vomits_everything"),
     ("not drinking water alone asks", "孩子今天不喝水", "unable_to_drink"),
