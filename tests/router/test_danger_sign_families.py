@@ -16,9 +16,9 @@ import pytest
 from app.router import PolicyError, Router
 from app.router.policy import parse_policy
 
+from .family_tables import family_checks
 from .test_parent_vocabulary import PARENT
 from .test_parent_vocabulary import test_a_look_alike_is_no_mention as no_mention
-from .test_parent_vocabulary import test_a_mild_form_asks_its_severity_question as asks_severity
 from .test_parent_vocabulary import test_a_strong_form_halts as halts
 from .test_policy import edit
 
@@ -241,24 +241,9 @@ NEVER_HALTS = [
 ]
 
 
-@pytest.mark.parametrize(("text", "concept"), [r[1:] for r in HARD], ids=[r[0] for r in HARD])
-def test_a_strong_form_or_two_mild_ones_halt(router: Router, text, concept):
-    halts(router, text, concept)
-
-
-@pytest.mark.parametrize(("text", "concept"), [r[1:] for r in SOFT], ids=[r[0] for r in SOFT])
-def test_a_mild_form_asks_its_severity_question(router: Router, policy, text, concept):
-    asks_severity(router, policy, text, concept)
-
-
-@pytest.mark.parametrize("text", [r[1] for r in LOOK_ALIKES], ids=[r[0] for r in LOOK_ALIKES])
-def test_a_look_alike_is_no_mention(router: Router, text):
-    no_mention(router, text)
-
-
-@pytest.mark.parametrize("text", [r[1] for r in NEVER_HALTS], ids=[r[0] for r in NEVER_HALTS])
-def test_a_form_not_of_the_child_now_never_halts(router: Router, text):
-    assert router.route_request(text, PARENT, "P0001").status != "halt"
+(test_a_strong_form_or_two_mild_ones_halt, test_a_mild_form_asks_its_severity_question,
+ test_a_look_alike_is_no_mention, test_a_form_not_of_the_child_now_never_halts) = family_checks(
+    HARD, SOFT, LOOK_ALIKES, NEVER_HALTS)
 
 
 # Kidney signs (SPEC §3.5 revision 2) in more of parents' words: PD effluent white like milk or with

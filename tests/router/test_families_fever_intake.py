@@ -20,10 +20,8 @@ import pytest
 
 from app.router import Router
 from app.router.policy import default_policy_bytes
+from tests.router.family_tables import family_checks
 from tests.router.test_parent_vocabulary import PARENT
-from tests.router.test_parent_vocabulary import test_a_look_alike_is_no_mention as _no_mention
-from tests.router.test_parent_vocabulary import test_a_mild_form_asks_its_severity_question as _asks
-from tests.router.test_parent_vocabulary import test_a_strong_form_halts as _halts
 
 HARD = [
     # id, text, the concept that halts
@@ -168,24 +166,9 @@ NOT_THIS_CONCEPT = [
 ]
 
 
-@pytest.mark.parametrize(("text", "concept"), [r[1:] for r in HARD], ids=[r[0] for r in HARD])
-def test_a_strong_form_halts(router: Router, text, concept):
-    _halts(router, text, concept)
-
-
-@pytest.mark.parametrize(("text", "concept"), [r[1:] for r in SOFT], ids=[r[0] for r in SOFT])
-def test_a_mild_form_asks_its_severity_question(router: Router, policy, text, concept):
-    _asks(router, policy, text, concept)
-
-
-@pytest.mark.parametrize("text", [r[1] for r in LOOK_ALIKES], ids=[r[0] for r in LOOK_ALIKES])
-def test_a_look_alike_is_no_mention(router: Router, text):
-    _no_mention(router, text)
-
-
-@pytest.mark.parametrize("text", [r[1] for r in NEVER_HALTS], ids=[r[0] for r in NEVER_HALTS])
-def test_a_past_negated_other_or_hypothetical_form_never_halts(router: Router, text):
-    assert router.route_request(text, PARENT, "P0001").status != "halt"
+(test_a_strong_form_halts, test_a_mild_form_asks_its_severity_question,
+ test_a_look_alike_is_no_mention, test_a_past_negated_other_or_hypothetical_form_never_halts) = family_checks(
+    HARD, SOFT, LOOK_ALIKES, NEVER_HALTS)
 
 
 @pytest.mark.parametrize(("text", "concept"), [r[1:] for r in NOT_THIS_CONCEPT], ids=[r[0] for r in NOT_THIS_CONCEPT])
