@@ -45,7 +45,8 @@ ACCEPTS_PER_TURN = 16
 class GracefulServer(uvicorn.Server):
     """uvicorn's server with SIGHUP handled like SIGTERM: in-flight requests finish, the lifespan
     logs ``shutdown``, then the process dies by the signal (a terminal closing, or a supervisor
-    sending HUP, must not cut requests off mid-answer); and up to ``ACCEPTS_PER_TURN`` new
+    sending HUP, must not cut requests off mid-answer) — unless the process was started with HUP
+    ignored (``nohup``), which it keeps; and up to ``ACCEPTS_PER_TURN`` new
     connections accepted per event-loop turn instead of one."""
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
@@ -66,7 +67,8 @@ class GracefulServer(uvicorn.Server):
     @contextlib.contextmanager
     def capture_signals(self):
         with super().capture_signals():
-            if threading.current_thread() is not threading.main_thread():
+            # Started with HUP ignored (nohup, a supervisor that asks for it): it stays ignored.
+            if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGHUP) == signal.SIG_IGN:
                 yield
                 return
             previous = signal.signal(signal.SIGHUP, self.handle_exit)

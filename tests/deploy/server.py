@@ -110,11 +110,14 @@ def start_server(
     extra_env: dict[str, str] | None = None,
     metrics_port: int | None = None,
     ready_timeout: float = 30.0,
+    hup_ignored: bool = False,
 ) -> Server:
     """Start `python -m app serve --host 127.0.0.1 --port P` (or `argv`) with cwd=`workdir`.
 
     `workdir` is a neutral, empty directory: no `.env` is read from it and no source tree shadows
-    the installed package. stdout and stderr go to `workdir/server.log`.
+    the installed package. stdout and stderr go to `workdir/server.log`. SIGHUP starts at its
+    default action, whatever the test runner inherited (CI under `nohup` ignores it), or ignored
+    with `hup_ignored` (a service started under `nohup`).
     """
     port = port or free_port()
     token = token or new_token()
@@ -125,7 +128,9 @@ def start_server(
     workdir.mkdir(parents=True, exist_ok=True)
     log = workdir / "server.log"
     with open(log, "wb") as out:
-        proc = subprocess.Popen(argv, cwd=workdir, env=server_env(token, **extra), stdout=out, stderr=subprocess.STDOUT)
+        hup = signal.SIG_IGN if hup_ignored else signal.SIG_DFL
+        proc = subprocess.Popen(argv, cwd=workdir, env=server_env(token, **extra), stdout=out, stderr=subprocess.STDOUT,
+                                preexec_fn=lambda: signal.signal(signal.SIGHUP, hup))
     server = Server(proc, port, token, log, metrics_port)
     try:
         wait_ready(server, ready_timeout)

@@ -242,3 +242,20 @@ def test_sighup_is_handled_like_sigterm(tmp_path):
     assert status == 200 and headers["connection"] == "close" and json.loads(body)["id"] == 7
     assert server.proc.returncode == -signal.SIGHUP, server.log_text()
     assert server.log_lines()[-1]["event"] == "shutdown", server.log_text()
+
+
+def test_a_server_started_with_sighup_ignored_keeps_ignoring_it(tmp_path):
+    """Under ``nohup`` (HUP ignored when the service starts) a HUP changes nothing: the operator asked
+    for it. The server goes on answering, and SIGTERM still drains and ends it."""
+    server = start_server(tmp_path, hup_ignored=True)
+    try:
+        server.proc.send_signal(signal.SIGHUP)
+        time.sleep(0.5)
+        assert server.proc.poll() is None, server.log_text()
+        asyncio.run(health_round_trip(server.port))
+        server.proc.send_signal(signal.SIGTERM)
+        server.proc.wait(SHUTDOWN_TIMEOUT + MARGIN)
+    finally:
+        server.kill()
+    assert server.proc.returncode == -signal.SIGTERM, server.log_text()
+    assert server.log_lines()[-1]["event"] == "shutdown", server.log_text()
