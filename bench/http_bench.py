@@ -192,9 +192,16 @@ def side_by_side(parser: argparse.ArgumentParser, rounds: int, duration: float, 
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--cores", default="0,1", help="server core, wrk core ('none' to not pin)")
     args = parser.parse_args()
-    pinned = args.cores != "none" and shutil.which("taskset") and (os.cpu_count() or 1) >= 2
-    args.cores = tuple(args.cores.split(",")) if pinned else (None, None)
+    args.cores = pinned_cores(args.cores)
     return args
+
+
+def pinned_cores(spec: str) -> tuple[str | None, str | None]:
+    """(server core, wrk core) from ``--cores`` ("0,1"); unpinned with "none", without taskset or on one CPU."""
+    if spec == "none" or not shutil.which("taskset") or (os.cpu_count() or 1) < 2:
+        return None, None
+    server, load = spec.split(",")
+    return server, load
 
 
 def alternate(configs: list[Any], rounds: int, run: Any, show: Any, prefix: str) -> list[dict[str, Any]]:
@@ -644,9 +651,7 @@ def main(argv: list[str] | None = None) -> int:
     if shutil.which("wrk") is None:
         print("wrk is not installed (Debian/Ubuntu: apt-get install -y wrk)", file=sys.stderr)
         return 2
-    server_core = load_core = None
-    if args.cores != "none" and shutil.which("taskset") and (os.cpu_count() or 1) >= 2:
-        server_core, load_core = args.cores.split(",")
+    server_core, load_core = pinned_cores(args.cores)
 
     token = secrets.token_urlsafe(36)  # 48 characters, generated per run, never printed
     mix = request_mix(args.mix_size)

@@ -91,6 +91,9 @@ def _class_admits(items: list[tuple[Any, Any]], ch: str) -> bool:
     return found != negate
 
 
+_REPEATS = (sre.MAX_REPEAT, sre.MIN_REPEAT, getattr(sre, "POSSESSIVE_REPEAT", None))
+
+
 def required_char(pattern: re.Pattern[str]) -> str:
     """A character that every match of ``pattern`` holds, the last one it names (the closing word,
     前 of N天前 or 就 of 一…就, is rarer than the opening one); "" when none is certain (a
@@ -114,7 +117,7 @@ def _required(items: Any) -> list[str]:
                 found += _required(av[3])
         elif op is sre.ATOMIC_GROUP:
             found += _required(av)
-        elif op in (sre.MAX_REPEAT, sre.MIN_REPEAT, getattr(sre, "POSSESSIVE_REPEAT", None)):
+        elif op in _REPEATS:
             if av[0] >= 1:
                 found += _required(av[2])
         elif op is sre.BRANCH:
@@ -129,7 +132,6 @@ def _required(items: Any) -> list[str]:
 # (the start of a match, whether it is the whole match): a whole one goes on with what follows it
 # in the pattern, any other is all that is known of the match's start.
 _Heads = set[tuple[str, bool]]
-_REPEATS = (sre.MAX_REPEAT, sre.MIN_REPEAT, getattr(sre, "POSSESSIVE_REPEAT", None))
 _WIDEST_CLASS = 64  # a class of more code points than this names no head: it could be anything
 
 

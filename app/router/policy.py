@@ -436,6 +436,13 @@ def _cross_check(spec: PolicyFile) -> list[str]:
     return problems
 
 
+def _hides(problems: list[str], where: str, words: list[str], inside: list[str], what: str) -> None:
+    """Words whose whole point is to hide a shorter word (matched longest first): each must hold one."""
+    for word in words:
+        if not any(w in fold(word) for w in inside):
+            problems.append(f"{where}: {word!r} holds no {what}, so it hides nothing")
+
+
 def _check_asking(problems: list[str], spec: PolicyFile, keyword_owner: dict[str, str]) -> None:
     """Weak words and consume verbs are intent keywords; the verbs belong to the food intent; a
     word that is not a medicine must hide a medicine word, or it suppresses nothing."""
@@ -482,18 +489,10 @@ def _check_asking(problems: list[str], spec: PolicyFile, keyword_owner: dict[str
     _owned_by(problems, "asking.effect_questions", asking.effect_questions, asking.serious_intent, keyword_owner)
     _overlaps(problems, "asking", {"question_words": asking.question_words, "not_question_words": asking.not_question_words})
     _overlaps(problems, "asking", {"reading_words": asking.reading_words, "not_reading_words": asking.not_reading_words})
-    readings = [fold(w) for w in asking.reading_words]
-    for word in asking.not_reading_words:
-        if not any(r in fold(word) for r in readings):
-            problems.append(f"asking.not_reading_words: {word!r} holds no reading word, so it hides nothing")
     asked = [fold(w) for w in asking.question_words]
-    for word in asking.not_question_words:
-        if not any(q in fold(word) for q in asked):
-            problems.append(f"asking.not_question_words: {word!r} holds no question word, so it hides nothing")
-    hidden = list(keyword_owner) + asked
-    for word in asking.form_headings:
-        if not any(k in fold(word) for k in hidden):
-            problems.append(f"asking.form_headings: {word!r} holds no intent keyword or question word, so it hides nothing")
+    _hides(problems, "asking.not_reading_words", asking.not_reading_words, [fold(w) for w in asking.reading_words], "reading word")
+    _hides(problems, "asking.not_question_words", asking.not_question_words, asked, "question word")
+    _hides(problems, "asking.form_headings", asking.form_headings, list(keyword_owner) + asked, "intent keyword or question word")
     _overlaps(problems, "medicines", {"names": medicines.names, "suffixes": medicines.suffixes, "not_medicines": medicines.not_medicines})
     medicine_words = [fold(w) for w in medicines.names + medicines.suffixes]
     for word in medicines.not_medicines:

@@ -164,7 +164,10 @@ def _infant_fever(rules: RedFlagRules, text: str, age: Callable[[], float | None
     temperature at all — every fever word (新生儿发烧, 摸着很烫: any fever under three months is a
     red flag, NICE NG143)."""
     fever = rules.infant_fever
-    if not _dated(text) and not fever.newborn.search(text):
+    dated = _dated(text)
+    # A text without an age under a year's characters is young only by a newborn word: looked for once.
+    newborn = not dated and fever.newborn.search(text) is not None
+    if not dated and not newborn:
         return []  # neither a newborn word nor an age under a year (``_young_infant``): no reading is read
     hot: list[Mention] = []
     any_reading = False
@@ -180,16 +183,15 @@ def _infant_fever(rules: RedFlagRules, text: str, age: Callable[[], float | None
     if not hot and not any_reading:
         hot = [Mention(m.start(), m.end(), fever.name, fever.concept) for m in fever.fever_word.finditer(text)]
     # The age last: its pattern is the slowest, and most texts have no hot reading or fever word.
-    return hot if hot and _young_infant(fever, text, age) else []
+    return hot if hot and (newborn or _young_infant(fever, text, age)) else []
 
 
 def _young_infant(fever: InfantFever, text: str, age: Callable[[], float | None]) -> bool:
-    """A newborn word (新生儿, 未满月, 刚出生), or an age under the limit as the slot readers read it
-    (出生10天, 宝宝2个月, 俩个月, 还有十天三个月了; not 一周两个月 = 1 year 2 months)."""
+    """In a text with an age's characters (``_dated``): a newborn word (新生儿, 未满月, 刚出生), or an
+    age under the limit as the slot readers read it (出生10天, 宝宝2个月, 俩个月, 还有十天三个月了; not
+    一周两个月 = 1 year 2 months)."""
     if fever.newborn.search(text):
         return True
-    if not _dated(text):
-        return False  # the slot scan is spared
     years = age()
     return years is not None and years * 365 < fever.max_age_days
 
