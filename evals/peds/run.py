@@ -55,6 +55,8 @@ ROWS = HERE / "rows.jsonl"
 LOCAL_TEXTS = HERE / "local" / "texts.jsonl"
 POOL_ROWS = HERE / "pool_rows.jsonl"
 LOCAL_POOL_TEXTS = HERE / "local" / "pool_texts.jsonl"
+SEALED_ROWS = HERE / "sealed_rows.jsonl"
+LOCAL_SEALED_TEXTS = HERE / "local" / "sealed_texts.jsonl"
 REPORT = HERE / "REPORT.md"
 REFERENCE = date(2026, 12, 1)
 CALLER = "parent_assistant"
@@ -409,9 +411,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--test", action="store_true", help="also show the test split's targets (a deliberate scoring)")
     parser.add_argument("--pool", choices=("tune", "heldout"),
                         help="score a part of the labelled pool instead (pool_rows.jsonl; README \"The pool\")")
+    parser.add_argument("--sealed", action="store_true",
+                        help="score the sealed part (sealed_rows.jsonl; README \"The sealed part\"): once, after the last merge")
     args = parser.parse_args(argv)
     if args.pool:
         return score_pool(args.pool, make_router(args.app_root))
+    if args.sealed:
+        return score_sealed(make_router(args.app_root))
 
     started = time.perf_counter()
     rows, local = load_rows(args.local)
@@ -456,6 +462,25 @@ def score_pool(part: str, router: Any) -> int:
         return 2
     print(f"## The pool, part {part}: {len(outcomes)} rows, router policy {router.policy_version}\n")
     print(target_table(outcomes, split, POOL_SOURCES) + "\n\n" + emergency_table(outcomes, POOL_SOURCES))
+    return 0
+
+
+def score_sealed(router: Any) -> int:
+    """The targets on the sealed part: unread texts of the pool's sources (test side of the hash),
+    labelled blind by two readers; scored once, after the last merge of issue 29."""
+    rows, _ = load_rows(LOCAL_SEALED_TEXTS, SEALED_ROWS)
+    unlabelled = [row for row in rows if "emergency" not in row]
+    if unlabelled:
+        print(f"{len(unlabelled)} sealed rows carry no label yet (`python evals/peds/sealed.py merge`)", file=sys.stderr)
+        return 2
+    for row in rows:
+        row["split"] = "sealed"
+    outcomes = run_router(router, rows)
+    if not outcomes:
+        print("no sealed text at hand: `python evals/peds/texts.py` rebuilds local/sealed_texts.jsonl", file=sys.stderr)
+        return 2
+    print(f"## The sealed part: {len(outcomes)} rows, router policy {router.policy_version}\n")
+    print(target_table(outcomes, "sealed", POOL_SOURCES) + "\n\n" + emergency_table(outcomes, POOL_SOURCES))
     return 0
 
 

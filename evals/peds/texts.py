@@ -39,6 +39,9 @@ LOCAL_TEXTS = HERE / "local" / "texts.jsonl"
 # The labelled pool (README "The pool"): dev-side texts outside the set, no text committed at all.
 POOL_ROWS = HERE / "pool_rows.jsonl"
 LOCAL_POOL_TEXTS = HERE / "local" / "pool_texts.jsonl"
+# The sealed part (issue 29, README "The sealed part"): unread texts, labelled blind, scored once.
+SEALED_ROWS = HERE / "sealed_rows.jsonl"
+LOCAL_SEALED_TEXTS = HERE / "local" / "sealed_texts.jsonl"
 REDFLAG_WORDS = HERE / "redflag_words.txt"
 
 SEED = 19
@@ -425,10 +428,13 @@ def write_jsonl(path: Path, rows: list[dict[str, object]] | list[dict[str, str]]
 
 
 def rebuild() -> int:
-    """Local texts of the committed rows and of the pool rows, each checked against its committed sha256."""
+    """Local texts of the committed rows, the pool rows and the sealed rows, each checked against its committed sha256."""
     items, _ = all_items(SOURCES | POOL_ONLY_SOURCES)
     bad = 0
-    for rows, local, every in ((ROWS, LOCAL_TEXTS, False), (POOL_ROWS, LOCAL_POOL_TEXTS, True)):
+    for rows, local, every in ((ROWS, LOCAL_TEXTS, False), (POOL_ROWS, LOCAL_POOL_TEXTS, True),
+                               (SEALED_ROWS, LOCAL_SEALED_TEXTS, True)):
+        if not rows.exists():
+            continue
         out = []
         for line in rows.read_text(encoding="utf-8").splitlines():
             r = json.loads(line)
