@@ -3,6 +3,8 @@
     python -m evals.peds.conversations                 CMDD dev and test figures + the food questions
     python -m evals.peds.conversations --record        also rewrite evals/peds/CONVERSATIONS.md
     python -m evals.peds.conversations --food          the food questions only (no mirror needed)
+    python -m evals.peds.conversations --asking 20     ids of dev messages that asked (no text): only
+                                                       those marked ``open`` may be read to see why
 
 **The dispatcher** follows SPEC §4.7's contract in-process (``app.router.Router``), as
 ``parent_assistant`` for session patient P0001 on 2026-12-01. For each parent message, in order, it
@@ -80,6 +82,7 @@ class Walk:
     reasons: Counter[str] = field(default_factory=Counter)  # confirm reason_code → questions
     halted: Counter[str] = field(default_factory=Counter)  # concept id → halts naming it
     acknowledged: list[str] = field(default_factory=list)
+    asking: list[tuple[int, str, list[str]]] = field(default_factory=list)  # (message index, reason, concepts)
 
 
 def asked_concepts(result: Any) -> list[str]:
@@ -102,7 +105,7 @@ def route(router: Any, text: str, acknowledged: Sequence[str]) -> Any:
 def walk(router: Any, messages: Iterable[str]) -> Walk:
     """The contract's dispatcher over one conversation's parent messages (see the module doc)."""
     out = Walk()
-    for text in messages:
+    for index, text in enumerate(messages):
         if not text:
             continue
         out.messages += 1
@@ -117,6 +120,7 @@ def walk(router: Any, messages: Iterable[str]) -> Walk:
             out.questions += 1
             out.reasons[result.reason_code] += 1
             asked = asked_concepts(result)
+            out.asking.append((index, result.reason_code, asked))
             out.asked.update(asked)
             new = [c for c in asked if c not in out.acknowledged]
             if not new or routes == MAX_ROUTES:
@@ -211,6 +215,38 @@ def burden(walks: Sequence[Walk], top: int = 8) -> dict[str, Any]:
         "concepts": dict(concepts.most_common(top)),
         "halt_concepts": dict(halted.most_common(top)),
     }
+
+
+def readable_ids() -> set[str]:
+    """Messages that may be opened: those already read and labelled on the dev side — the labelled
+    set's dev split and the pool's ``tune`` part (both of the 0–7 half). Not the 8–f half, not the
+    set's test split, not the pool's held-out part, and no unread line (issue 29's sealed part is drawn
+    from those)."""
+    ids = set()
+    for path, keep in ((texts.ROWS, lambda r: r.get("split") == "dev"), (texts.POOL_ROWS, lambda r: r.get("part") == "tune")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            if keep(row) and texts.allowed(row["sha256"]):
+                ids.add(row["id"])
+    return ids
+
+
+def asking_in_dev(router: Any, limit: int) -> list[dict[str, Any]]:
+    """The first ``limit`` questions asked in the dev split, as ids: message id, reason, concepts, and
+    ``open`` — true only for a message of ``readable_ids`` whose text still hashes to 0–7. Never text."""
+    readable = readable_ids()
+    found: list[dict[str, Any]] = []
+    for dialogue_id, messages in cmdd_dialogues():
+        if conversation_split(dialogue_id) != "dev":
+            continue
+        walked = walk(router, [text for _, text in messages])
+        for index, reason, concepts in walked.asking:
+            message_id, text = messages[index]
+            found.append({"id": message_id, "reason_code": reason, "concepts": concepts,
+                          "open": message_id in readable and texts.allowed(texts.sha256(text))})
+            if len(found) >= limit:
+                return found
+    return found
 
 
 def walk_cmdd(router: Any) -> dict[str, Any]:
@@ -316,8 +352,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m evals.peds.conversations", description=__doc__.splitlines()[0])
     parser.add_argument("--record", action="store_true", help=f"rewrite {RECORD.relative_to(ROOT)}")
     parser.add_argument("--food", action="store_true", help="the food questions only")
+    parser.add_argument("--asking", type=int, metavar="N", help="list the ids of the first N questions of the dev split")
     args = parser.parse_args(argv)
     router = make_router()
+    if args.asking:
+        if not mirror_present():
+            print(f"CMDD mirror not found under {texts.mirror_root()}", file=sys.stderr)
+            return 2
+        for entry in asking_in_dev(router, args.asking):
+            print(json.dumps(entry, ensure_ascii=False))
+        return 0
     food = score_food(router, load_food())
     cmdd = None
     if not args.food:

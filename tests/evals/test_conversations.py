@@ -113,6 +113,7 @@ def test_one_question_per_confirm_acknowledges_every_asked_id_for_the_conversati
     assert router.sent == [("a", []), ("a", ["lethargy", "symptom.general"]), ("b", ["lethargy", "symptom.general"]),
                            ("a", ["lethargy", "symptom.general"]), ("thanks", ["lethargy", "symptom.general"])]
     assert walked.asked == {"lethargy": 1, "symptom.general": 1} and walked.reasons == {"p0_confirm_severity": 1}
+    assert walked.asking == [(0, "p0_confirm_severity", ["lethargy", "symptom.general"])]
 
 
 def test_a_resend_that_asks_something_new_is_another_question():
