@@ -160,10 +160,12 @@ def test_a_new_sign_later_in_the_conversation_still_asks_and_a_hard_sign_still_h
     assert {"lethargy", "seizure"} <= set(walked.acknowledged)
 
 
-def test_the_split_keeps_a_conversation_whole():
-    assert conv.conversation_split("cmdd:dev/1") == conv.conversation_split("cmdd:dev/1")
-    sides = {conv.conversation_split(f"cmdd:train/{i}") for i in range(40)}
-    assert sides == {"dev", "test"}
+def test_the_split_is_the_dialogue_ids_hash_so_a_conversation_sits_in_one_split():
+    ids = [f"cmdd:train/train_{i}" for i in range(40)]
+    for dialogue_id in ids:  # the documented rule: first hex digit of the id's SHA-256, 0–7 → dev
+        first = hashlib.sha256(dialogue_id.encode("utf-8")).hexdigest()[0]
+        assert conv.conversation_split(dialogue_id) == ("dev" if first in "01234567" else "test")
+    assert {conv.conversation_split(i) for i in ids} == {"dev", "test"}
 
 
 # --- CMDD (local only) ------------------------------------------------------------------------------------
