@@ -51,8 +51,9 @@ def _soft(intent: str | None):
 def _prompt(pending: dict) -> str:
     kind = pending["kind"]
     if kind == "confirm":
-        concepts = ", ".join(flag["concept"] for flag in pending.get("red_flags") or [])
-        return f"[confirm: {concepts}] {pending['question']} {pending['emergency']}\n> "
+        concepts = ", ".join(pending.get("concepts") or [flag["concept"] for flag in pending.get("red_flags") or []])
+        questions = "\n".join(f"  - {q}" for q in pending.get("questions") or [pending["question"]])
+        return f"[confirm: {concepts}] 请一次回答全部（任何一项是就答“是”，都不是就答“不是”）：\n{questions}\n{pending['emergency']}\n> "
     if kind == "clarify":
         wanted = pending.get("missing_slots") or pending.get("ambiguous_slots") or [pending.get("reason_code")]
         return f"[clarify] 请补充：{', '.join(map(str, wanted))}（或输入 取消）\n> "

@@ -5,13 +5,16 @@ role or patient taken from the text) and the graph acts on the status:
 
 * `halt`     → `escalate`: no business call; emergency advice and a `trigger_warning_event` proposal
                for the risk_warning role's agent (a proposal only: that agent runs its own gate).
-* `confirm`  → `confirm`: `interrupt()` asks whether the flagged event is happening to the child now
-               (`p0_confirm_current`) or the concept's own severity question (`p0_confirm_severity`,
-               the router's `severity_questions`), with the emergency number. "yes" → the original
-               text is routed again with the concept ids in `confirmed_red_flags` (it halts; a router
-               without that argument gets the answer routed instead, and a yes escalates even when the
-               answer alone does not). "no" → the original text is routed again with the concept ids
-               in `acknowledged_red_flags`. Both lists are kept in the graph state, never read from text.
+* `confirm`  → `confirm`: one `interrupt()` asks every question of that `confirm` at once — the
+               router's `severity_questions` (`p0_confirm_severity`, `p0_confirm_symptom`) and, for
+               its red flags not acknowledged and not covered by those questions, whether they are
+               happening to the child now (`p0_confirm_current`) — with the emergency number. "yes" →
+               the original text is routed again with every asked concept id in `confirmed_red_flags`
+               (it halts; a router without that argument gets the answer routed instead, and a yes
+               escalates even when the answer alone does not). "no" → the original text is routed
+               again with them in `acknowledged_red_flags`. Both lists live in the graph state, never
+               read from text; the acknowledged ids stay for the whole conversation (the thread), so
+               each concept and symptom family asks once; the confirmed ones last one turn.
 * `denied`   → `delegate` (handed to the `delegate_to` role's agent, never retried as another role)
                or `refuse`.
 * `clarify`  → `clarify`: `interrupt()` for the missing / ambiguous slots, then the text plus the reply
@@ -39,6 +42,8 @@ from .clients import ROUTER, ToolError, Tools
 
 EMERGENCY_NUMBER = "120"
 MAX_ROUTES = 4  # routings per turn: a clarify or confirm loop ends here instead of running forever
+MAX_ACKNOWLEDGED = 32  # SPEC §4.7: acknowledged_red_flags holds at most 32 ids
+CURRENT_QUESTION = "您提到的情况现在正发生在孩子身上吗？"
 YES = frozenset({"是", "是的", "对", "有", "在", "yes", "y"})
 NO = frozenset({"不是", "没有", "否", "不", "no", "n"})
 CANCEL = frozenset({"取消", "算了", "cancel"})
@@ -76,8 +81,8 @@ class State(TypedDict, total=False):
     patient_id: str | None
     text: str  # the user's turn, as typed
     route_text: str  # what the next routing sends (the text, the text + a clarify reply, or a confirm answer)
-    acknowledged: list[str]  # concept ids the user said are not happening now (never from text)
-    confirmed: list[str]  # concept ids the user said are happening now (never from text)
+    acknowledged: list[str]  # concept ids the user answered no to, for the whole thread (never from text)
+    confirmed: list[str]  # concept ids the user said yes to in this turn (never from text)
     confirmed_now: bool  # the user answered "yes" to a confirm question
     flagged: list[str]  # the concepts of that question
     routes: int
@@ -91,9 +96,32 @@ class State(TypedDict, total=False):
 
 
 def turn_input(text: str) -> State:
-    """A new user turn: per-turn fields reset (acknowledgements too: they answer one question)."""
-    return {"text": text, "route_text": "", "acknowledged": [], "confirmed": [], "confirmed_now": False, "flagged": [], "routes": 0,
+    """A new user turn: per-turn fields reset. `acknowledged` is not among them: a no holds for the
+    rest of the conversation (SPEC §4.7's dispatcher contract), kept by the thread's checkpoint."""
+    return {"text": text, "route_text": "", "confirmed": [], "confirmed_now": False, "flagged": [], "routes": 0,
             "plan": {}, "handoff": {}, "proposals": [], "result": {}, "answer": ""}
+
+
+def asked(route_result: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """The concept ids one `confirm` asks about and its questions, all for one turn: every severity
+    question (any reason code), then "is it happening now?" for the red flags not acknowledged that no
+    severity question covers."""
+    severity = route_result.get("severity_questions") or []
+    concepts = list(dict.fromkeys(q["concept"] for q in severity))
+    questions = [q["question"] for q in severity]
+    current = [flag["concept"] for flag in route_result.get("red_flags") or []
+               if not flag.get("acknowledged") and flag["concept"] not in concepts]
+    current = list(dict.fromkeys(current))
+    if current:
+        questions.append(CURRENT_QUESTION)
+    return concepts + current, questions
+
+
+def _acknowledge(kept: list[str], new: list[str]) -> list[str]:
+    """The conversation's acknowledged ids with `new` added; the router takes at most MAX_ACKNOWLEDGED,
+    so the oldest drop out first (a dropped id may ask again: the safe side)."""
+    merged = [c for c in kept if c not in new] + list(dict.fromkeys(new))
+    return merged[-MAX_ACKNOWLEDGED:]
 
 
 def _text_of(value: Any) -> str:
@@ -111,10 +139,13 @@ def build(tools: Tools, classifier: Classifier, *, reference_date: str | None = 
             args["patient_id"] = state["patient_id"]
         if reference_date:
             args["reference_date"] = reference_date
-        if state.get("acknowledged") and ack_supported:
-            args["acknowledged_red_flags"] = state["acknowledged"]
-        if state.get("confirmed") and confirm_supported:
-            args["confirmed_red_flags"] = state["confirmed"]
+        confirmed = state.get("confirmed") or []
+        # A concept is never in both lists (the router refuses that): a yes in this turn wins.
+        acknowledged = [c for c in state.get("acknowledged") or [] if c not in confirmed]
+        if acknowledged and ack_supported:
+            args["acknowledged_red_flags"] = acknowledged
+        if confirmed and confirm_supported:
+            args["confirmed_red_flags"] = confirmed
         try:
             result = await tools.call(ROUTER, "route_request", args)
         except ToolError as exc:
@@ -147,30 +178,31 @@ def build(tools: Tools, classifier: Classifier, *, reference_date: str | None = 
     async def confirm(state: State) -> State:
         route_result = state["route"]
         flags = route_result.get("red_flags") or []
-        severity = route_result.get("severity_questions") or []
-        if route_result.get("reason_code") == "p0_confirm_severity" and severity:
-            # The concept's own question (policy text): is the mild form the parent wrote severe?
-            concepts = sorted({q["concept"] for q in severity})
-            question = " ".join(q["question"] for q in severity) + "（是/不是）"
-        else:
-            concepts = sorted({flag["concept"] for flag in flags})
-            question = "您提到的情况现在正发生在孩子身上吗？（是/不是）"
+        # Every question of this confirm in one turn: the severity questions (policy text) and, for the
+        # other flagged concepts, whether it is happening now. One answer covers them all.
+        concepts, questions = asked(route_result)
+        if not concepts:  # a confirm that names nothing: ask the generic question about its red flags
+            concepts, questions = sorted({flag["concept"] for flag in flags}), [CURRENT_QUESTION]
         reply = interrupt({
             "kind": "confirm",
-            "question": question,
+            "question": " ".join(questions) + "（是/不是）",
+            "questions": questions,
+            "concepts": concepts,
             "red_flags": flags,
             "emergency": f"如有任何人正处于危险中，请立即拨打 {EMERGENCY_NUMBER}。",
         })
         text = _text_of(reply)
         if text.lower() in NO:
-            acknowledged = sorted({*state.get("acknowledged", []), *concepts})
+            acknowledged = _acknowledge(state.get("acknowledged") or [], concepts)
             return {"acknowledged": acknowledged, "route_text": state["text"], "path": ["confirm:no"]}
         # Anything but a clear "no" is treated as "yes". The original text goes back with the concepts
         # confirmed, and halts; a router without `confirmed_red_flags` gets the answer routed instead.
         if confirm_supported:
             confirmed = sorted({*state.get("confirmed", []), *concepts})
-            return {"confirmed": confirmed, "confirmed_now": True, "flagged": concepts, "route_text": state["text"],
-                    "path": ["confirm:yes"]}
+            # A yes takes the concepts out of the conversation's acknowledged ids: they ask again later.
+            acknowledged = [c for c in state.get("acknowledged") or [] if c not in confirmed]
+            return {"confirmed": confirmed, "acknowledged": acknowledged, "confirmed_now": True, "flagged": concepts,
+                    "route_text": state["text"], "path": ["confirm:yes"]}
         return {"confirmed_now": True, "flagged": concepts, "route_text": text, "path": ["confirm:yes"]}
 
     async def denied(state: State) -> State:

@@ -5,7 +5,8 @@ requirements file), so it runs as a subprocess of that interpreter; the service'
 LangGraph. Three runs, each its own test so xdist can spread them:
 
 * the evaluation against the real server started by the interop fixture (fresh token, free port):
-  every counted conversation passes, every status's node is reached;
+  every counted conversation passes, every status's node is reached, and the multi-turn
+  conversations show a "no" kept for the conversation and one turn per confirm;
 * the replay of every conversation against a stub router answering only `denied`, then only `halt`,
   while its gate and permission tools allow everything: no business tool may run.
 """
@@ -56,6 +57,11 @@ def test_evaluation_against_the_real_router(interop_server, tmp_path):
     assert {status for status, node in wanted.items() if node not in reached} == set()
     if report["router_has_confirm"]:
         assert report["needs_router_with_confirm"] == []
+        # Issue 29: a no holds for the whole conversation (a sick child is asked once over three turns),
+        # and every question of one confirm is asked in one turn (one interrupt, one answer).
+        passed = {outcome["case"] for outcome in report["outcomes"] if outcome["status"] == "pass"}
+        assert {"conversation_sick_child_asked_once", "conversation_new_sign_later_asks_again",
+                "confirm_two_soft_signs_one_question", "confirm_soft_sign_and_past_flag_one_question"} <= passed
 
 
 @pytest.mark.parametrize("status", ["denied", "halt"], ids=["router-denies-all", "router-halts-all"])
