@@ -485,14 +485,15 @@ def _subjects(patients: list[Hit], others: list[Hit], writers: list[int]) -> lis
 
 def _decimals(text: str, analytes: list[Hit]) -> str:
     """Decimal points written another way, rewritten in place (the same length, so spans still
-    slice ``cased``): a full-width 。 between digits (PH6。0), and a comma between digits right
+    slice ``cased``): a full-width 。 between digits (PH6。0; not after a number that has a point
+    already: 38.4。10日), and a comma between digits right
     after an analyte word, a colon or a blank between (血钾5,3 → 5.3, 血钾：5,3). Any other comma
     between digits stays a separator: 血脂5,3 is 5 and 3 (血脂 is not an analyte of the
     dictionary, and a list is as likely), and so are 血钾5,3,4 and 血钾5,3天前."""
     points: list[int] = []
     index = text.find("。")
     while index != -1:  # a handful of sentence ends: a look at each, not a regex pass
-        if 0 < index < len(text) - 1 and "0" <= text[index - 1] <= "9" and "0" <= text[index + 1] <= "9":
+        if 0 < index < len(text) - 1 and "0" <= text[index - 1] <= "9" and "0" <= text[index + 1] <= "9" and not _has_point(text, index):
             points.append(index)
         index = text.find("。", index + 1)
     if "," in text:
@@ -506,6 +507,15 @@ def _decimals(text: str, analytes: list[Hit]) -> str:
     for index in points:
         chars[index] = "."
     return "".join(chars)
+
+
+def _has_point(text: str, end: int) -> bool:
+    """The number that ends at ``end`` has a decimal point already (烧到38.4。10日晚上: the 。 ends a
+    sentence, it is no second point)."""
+    start = end - 1
+    while start > 0 and "0" <= text[start - 1] <= "9":
+        start -= 1
+    return start > 1 and text[start - 1] == "." and "0" <= text[start - 2] <= "9"
 
 
 def _approximate(draft: Draft, temperature: float | None) -> list[str]:
