@@ -194,7 +194,7 @@ def check(p0: P0Entry, context: ContextEntry, roles: set[str]) -> list[str]:
             problems.append(f"p0.critical_values.{rule.analyte}: plausible_max must be above threshold")
         for word in rule.words:
             folded = fold(word)
-            if folded and folded[-1] in CHARS:  # analysis._critical_values shares one number scan
+            if folded and folded[-1] in CHARS:  # slots.analytes reads one number scan: a numeral would run into it
                 problems.append(f"p0.critical_values.{rule.analyte}: {word!r} ends with a numeral character")
         if rule.concept not in concept_ids:
             problems.append(f"p0.critical_values.{rule.analyte}: unknown concept {rule.concept!r}")
@@ -268,7 +268,8 @@ class CriticalValue:
     threshold: float
     plausible_max: float
     units: frozenset[str]
-    window: int  # the analyte's words are the lexicon's "critical" group, payload = this rule's index
+    window: int  # unused since SPEC §4.7 revision 3 (slots.analytes reads a value's clause)
+    # the analyte's words are the lexicon's "critical" group, payload = this rule's index
 
 
 @dataclass(frozen=True, slots=True)
