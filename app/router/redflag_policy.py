@@ -279,6 +279,7 @@ class BloodPressure:
     limits: tuple[int, int]  # (systolic, diastolic) at any age
     child_limits: tuple[int, int]  # … in a child (a patient word or an age under 18 in the text)
     reading: re.Pattern[str]  # groups: w (the word), s (first value), d (the value after a slash)
+    pair: re.Pattern[str]  # two values with a slash and no word (量了170/110的血压): groups s, d
     diastolic_words: frozenset[str]
     child: re.Pattern[str]
 
@@ -411,5 +412,6 @@ def _blood_pressure(bp: BloodPressureEntry, kid: str) -> BloodPressure:
         f"(?:\\s?/\\s?(?P<d>{value}))?"
     )
     child = re.compile(f"{kid}|(?<![0-9])(?:1[0-7]|[1-9])岁|[一二两三四五六七八九]岁|十[一二三四五六七]?岁")
-    return BloodPressure(bp.concept, bp.name, (bp.systolic, bp.diastolic), (bp.child_systolic, bp.child_diastolic), reading,
+    pair = re.compile("(?<![0-9./])(?P<s>[0-9]{2,3})\\s?/\\s?(?P<d>[0-9]{2,3})(?![0-9./])")
+    return BloodPressure(bp.concept, bp.name, (bp.systolic, bp.diastolic), (bp.child_systolic, bp.child_diastolic), reading, pair,
                          frozenset(fold(w) for w in bp.diastolic_words), child)

@@ -56,7 +56,7 @@ def red_flags(
         extra.append(_as_mention(Mention, (start, end, rule.name, rule.concept)))
     infant = _infant_fever(rules, text, values)
     extra += infant
-    if rules.blood_pressure is not None and ("压" in text or "bp" in text):
+    if rules.blood_pressure is not None and ("压" in text or "bp" in text or "/" in text):
         extra += _blood_pressure(rules.blood_pressure, text)
     if extra:
         # A few sorted runs (terms, patterns, critical values, the squashed view): Timsort merges
@@ -213,24 +213,45 @@ def _young(days: int, values: Values) -> bool:
     return bound is not None and bound <= days
 
 
+# A pair read as a pressure: the first value the larger, the second at least this (a pressure's
+# diastolic value; 10/12, a date, is none).
+_PAIR_LOWEST = 30
+
+
 def _blood_pressure(bp: BloodPressure, text: str) -> list[Mention]:
     """Every blood-pressure reading at or above the policy's limits (a child's when the text names
-    a child or an age under 18), each a mention placed on its values (SPEC §3.5 revision 2)."""
+    a child or an age under 18), each a mention placed on its values (SPEC §3.5 revision 2): after
+    a pressure word (血压175/115, 高压一百八), or written as a pair anywhere (量了170/110的血压, 180/120
+    mmHg) — a pair is a reading only as a pressure writes one: the first value the larger, each in
+    a pressure's range."""
     found: list[Mention] = []
-    limits: tuple[int, int] | None = None
-    for m in bp.reading.finditer(text):
-        if limits is None:
-            limits = bp.child_limits if bp.child.search(text) else bp.limits
-        first = numerals.parse_number(m.group("s"))
-        second = numerals.parse_number(m.group("d")) if m.group("d") else None
-        if first is None:
-            continue  # 三四: a range, no reading
-        if second is not None:
-            high = first >= limits[0] or second >= limits[1]
-        elif m.group("w") in bp.diastolic_words:
-            high = first >= limits[1]
-        else:
-            high = first >= limits[0]
-        if high and first <= 300:
-            found.append(Mention(m.start("s"), m.end(), bp.name, bp.concept))
+    limits: tuple[int, int] | None = None  # read once, at the first reading
+    read: set[int] = set()  # where the values of the readings after a word start
+    if "压" in text or "bp" in text:
+        for m in bp.reading.finditer(text):
+            read.add(m.start("s"))
+            if limits is None:
+                limits = bp.child_limits if bp.child.search(text) else bp.limits
+            first = numerals.parse_number(m.group("s"))
+            second = numerals.parse_number(m.group("d")) if m.group("d") else None
+            if first is None:
+                continue  # 三四: a range, no reading
+            if second is not None:
+                high = first >= limits[0] or second >= limits[1]
+            elif m.group("w") in bp.diastolic_words:
+                high = first >= limits[1]
+            else:
+                high = first >= limits[0]
+            if high and first <= 300:
+                found.append(Mention(m.start("s"), m.end(), bp.name, bp.concept))
+    if "/" in text:
+        for m in bp.pair.finditer(text):
+            first, second = int(m.group("s")), int(m.group("d"))
+            if m.start("s") in read or not _PAIR_LOWEST <= second < first <= 300:
+                continue
+            if limits is None:
+                limits = bp.child_limits if bp.child.search(text) else bp.limits
+            if first >= limits[0] or second >= limits[1]:
+                found.append(Mention(m.start("s"), m.end(), bp.name, bp.concept))
+        found.sort()
     return found

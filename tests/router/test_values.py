@@ -107,6 +107,8 @@ PRESSURE_HALTS = [
     ("Chinese numerals with a slash", "孩子血压一百七十/一百一十"),
     ("a colloquial Chinese systolic value", "儿子高压一百八"),
     ("a diastolic word in Chinese numerals", "孩子低压一百二十五"),
+    ("a pair before the word", "女儿刚量了172/108的血压"),
+    ("a pair with its unit and no word", "儿子今天185/125mmHg"),
     ("an adult at the any-age limit", "我妈血压一百八十五/一百二十，孩子能吃吗"),
 ]
 
@@ -115,10 +117,13 @@ PRESSURE_DOES_NOT_HALT = [
     ("a past reading", "孩子上个月血压一百七十/一百一十，现在正常了"),
     ("a pressure cooker", "高压锅一百八十度能炖骨头汤吗"),
     ("a range of days", "孩子血压三四天没量了"),
+    ("a date is no pair", "孩子10/12号复查"),
+    ("an adult pair under the any-age limit", "我爸昨天量的170/115"),
+    ("a score is no pair", "儿子考了96/100"),
 ]
 
 
-@pytest.mark.parametrize("text", [r[1] for r in PRESSURE_HALTS[:4]], ids=[r[0] for r in PRESSURE_HALTS[:4]])
+@pytest.mark.parametrize("text", [r[1] for r in PRESSURE_HALTS[:-1]], ids=[r[0] for r in PRESSURE_HALTS[:-1]])
 def test_a_current_pressure_over_the_limit_halts(router: Router, text):
     result = router.route_request(text, PARENT)
     assert result.status == "halt"
@@ -126,7 +131,7 @@ def test_a_current_pressure_over_the_limit_halts(router: Router, text):
 
 
 def test_an_adult_pressure_at_the_any_age_limit_is_a_mention(router: Router):
-    text = PRESSURE_HALTS[4][1]
+    text = PRESSURE_HALTS[-1][1]
     flags = [(f.term, f.context) for f in router.route_request(text, PARENT).red_flags]
     assert ("blood_pressure_critical_value", "other_person") in flags
 
