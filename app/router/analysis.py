@@ -12,11 +12,10 @@ from collections.abc import Callable
 from functools import partial
 from dataclasses import dataclass
 
-from . import numerals
 from .lexicon import Hit, Hits
 from .policy import Policy, WriteTool
 from .redflags import Flag, red_flags
-from .slots import child_age
+from .slots import Values, analytes, child_values
 from .text import TextViews, views
 
 # An identifier-shaped token with an underscore: how a tool name appears inside text.
@@ -50,20 +49,22 @@ def analyze(
     raw: str,
     caller: str | None = None,
     confirmed: frozenset[str] = frozenset(),
-    age: Callable[[TextViews, Hits], float | None] | None = None,
+    values: Callable[[TextViews, Hits], Values] | None = None,
 ) -> Analysis:
     """``caller`` decides whether 我 / 本人 / 自己 are the patient (SPEC §4.7 subjects); None for
     classify_intent, which has no caller. ``confirmed``: the concepts the user said are happening
-    now; a mention of one halts in any context (SPEC §4.7 "Soft signs ask"). ``age``: the slot
-    readers' age of the child (the Router passes its own extractor's; None builds one per policy)."""
-    read_age = age or partial(child_age, policy)
+    now; a mention of one halts in any context (SPEC §4.7 "Soft signs ask"). ``values``: the slot
+    readers' age and temperature of the child (the Router passes its own request's reading, which
+    its slots reuse; None builds an extractor per policy) — SPEC §4.7 revision 3, one reading of
+    every value."""
+    read_values = values or partial(child_values, policy)
     v = views(raw)
     hits = policy.lexicon.scan(v.text)
     squashed = policy.redline.scan(v.squashed) if v.squashed != v.text else hits
     # Most texts have no red-flag, staging, critical or write word: ``get`` spares empty lists.
     get, get_squashed = hits.get, squashed.get
     critical = _critical_values(policy, v.text, hits) if "critical" in hits else []
-    flags = red_flags(policy.red_flags, v, hits, squashed, critical, caller, lambda: read_age(v, hits))
+    flags = red_flags(policy.red_flags, v, hits, squashed, critical, caller, read_values(v, hits))
     current, soft_current = _halting(policy, flags, confirmed) if flags else ([], [])
     staging = _terms(get("staging"), get_squashed("staging"))
     writes = _writes(policy, v.text, hits, squashed) if "write" in hits or "write" in squashed or "_" in v.text else []
@@ -93,83 +94,20 @@ def _terms(first: list[Hit] | None, second: list[Hit] | None) -> list[str]:
     return list(dict.fromkeys([h.term for h in found]))
 
 
-# A number in Arabic digits or a Chinese numeral (七点二), and whatever unit-like text follows it
-# (毫摩尔/升 and 毫摩尔每升 whole: a unit read character by character would stop at 毫).
-_NUMBER = re.compile(
-    rf"(?<![a-z0-9.])(\d+(?:\.\d+)?|[{numerals.CHARS}]+)(?![\d.])\s*(毫摩尔(?:/|每)?升|[a-zμµ/%]+|[个克毫升碗片杯斤天岁次年月日号周]+)?"
-)
-_CLAUSE_END = re.compile("[，。！？；,!?;]")
-
-
 def _critical_values(policy: Policy, text: str, hits: Hits) -> list[tuple[int, int, int]]:
-    """Each analyte word, then the rest of its clause within the rule's window: every number there
-    at or above the threshold, unit absent or allowed, is a critical value (血钾从5.0升到6.9 halts),
-    each a mention of its own placed on the number, so each is read in its own context (SPEC §4.7
-    "Every value is read": 血钾以前6.8，今天7.2). A clause that follows and opens with a time cue
-    continues the word's reach (血钾以前6.8，今天7.2 reads 7.2).
-
-    The numbers are read by one scan that every word shares, from the first word to as far as the
-    last word's window reaches: a scan per word, from the word to the end of the text, made 钾
-    written 2,000 times cost 0.2 s (issue 11). A word's numbers are the shared scan's from its end
-    on, exactly those a scan of its own found: the two can differ only where a word's end falls
-    inside a run of Chinese numeral characters (the only place inside a number where another may
-    open), and policy load refuses a critical word that ends with a numeral character. Found as
-    (start, end, rule index) of the number: a red-flag mention reports the rule's name, not the text."""
-    words = hits.group("critical")  # in text order, with increasing ends
-    scan = _NUMBER.finditer(text, words[0].end)
-    numbers: list[re.Match[str]] = []  # read so far; those before ``first`` lie before every later word
-    first = 0
+    """Every analyte value the slot reader gives a critical word (``slots.analytes``: wherever it
+    stands in the word's clause, or in the next clause that names no other analyte) at or above its
+    rule's threshold, unit absent or allowed: each a mention of its own placed on the number, so
+    each is read in its own context (SPEC §4.7 "Every value is read": 血钾以前6.8，今天7.2). Found
+    as (start, end, rule index) of the number: a red-flag mention reports the rule's name, not the
+    text."""
+    rules = policy.red_flags.critical_values
     found: list[tuple[int, int, int]] = []
-    opening = policy.red_flags.time_opening
-    for word in words:
-        rule = policy.red_flags.critical_values[word.payload]
-        # the reach first: a following clause that opens with a time cue extends it past the window
-        # (钾…，今天6.8), and a number there is the word's too. Bounded: at most two windows read.
-        limit = _reach(text, word.end, word.end + rule.window, rule.window, opening)
-        index = first
-        while True:  # the first number at or after the word's end
-            if index == len(numbers):
-                number = next(scan, None)
-                if number is None:
-                    break
-                numbers.append(number)
-            if numbers[index].start() >= word.end:
-                break
-            index += 1
-            first = index  # before this word, so before every later one
-        if index == len(numbers) or numbers[index].start() >= limit:
-            continue  # no number in reach (most words of a text that repeats one)
-        while True:
-            if index == len(numbers):
-                number = next(scan, None)
-                if number is None:
-                    break
-                numbers.append(number)
-            number = numbers[index]
-            index += 1
-            if number.start() >= limit:
-                break
-            value = numerals.parse_number(number.group(1))
-            unit = number.group(2)
-            if value is None or (unit and unit not in rule.units):
-                continue
-            if rule.threshold <= value <= rule.plausible_max:
-                found.append((number.start(1), number.end(1), word.payload))
+    for value in analytes.critical_values(text, hits.group("critical"), hits.group("analyte"), policy.red_flags.time_opening):
+        rule = rules[value.rule]
+        if (value.unit is None or value.unit in rule.units) and rule.threshold <= value.value <= rule.plausible_max:
+            found.append((value.start, value.end, value.rule))
     return found
-
-
-def _reach(text: str, end: int, limit: int, window: int, opening: re.Pattern[str] | None) -> int:
-    """Where a critical word's numbers stop: its clause end within the window (a clause break right
-    after the word, 血钾：6.8, still belongs to it), or the end of a following clause of the same
-    sentence that opens with a time cue."""
-    cut = _CLAUSE_END.search(text, end + 1, limit)
-    if cut is None:
-        return limit
-    if text[cut.start()] == "," and opening is not None and opening.match(text, cut.end()):
-        further = cut.end() + window
-        follow = _CLAUSE_END.search(text, cut.end(), further)
-        return follow.start() if follow else further
-    return cut.start()
 
 
 def lookup_write_tool(policy: Policy, name: str) -> WriteTool | None:

@@ -163,14 +163,14 @@ class Router:
         confirmed_red_flags: Iterable[str] = (),
         roles: frozenset[str] | None = None,
     ) -> GateResult:
-        analysis = analyze(self.policy, intent, caller, frozenset(confirmed_red_flags), self._slots.age)
+        analysis = analyze(self.policy, intent, caller, frozenset(confirmed_red_flags), self._slots.values)
         acknowledged = frozenset(acknowledged_red_flags)
         verdict, resolution = gate(self.policy, self.scope, analysis, caller, target_mcp, acknowledged=acknowledged, roles=roles)
         return self._gate_result(verdict, resolution, self._red_flags(analysis, acknowledged))
 
     def classify_intent(self, text: str) -> ClassifyResult:
         reading = self._slots.reading(self._today())
-        analysis = analyze(self.policy, text, age=reading.age)
+        analysis = analyze(self.policy, text, values=reading.values)
         result = classify(self.policy, analysis)
         slots = reading.extract(analysis.views, analysis.hits, self.policy_version)
         best = result.best
@@ -220,7 +220,7 @@ class Router:
         roles: frozenset[str] | None = None,
     ) -> RouteResult:
         reading = self._slots.reading(self._reference(reference_date))
-        analysis = analyze(self.policy, text, caller, frozenset(confirmed_red_flags), reading.age)
+        analysis = analyze(self.policy, text, caller, frozenset(confirmed_red_flags), reading.values)
         acknowledged = frozenset(acknowledged_red_flags)
         slots = reading.extract(analysis.views, analysis.hits, self.policy_version)
         result = classify(self.policy, analysis)

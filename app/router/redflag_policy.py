@@ -66,7 +66,7 @@ class InfantFeverEntry(_Strict):
     min_celsius: Annotated[float, Field(ge=35, le=43)]
     max_celsius: Annotated[float, Field(ge=35, le=45)]
     max_age_days: Annotated[int, Field(ge=1, le=365)]
-    child_words: Terms
+    child_words: Terms  # unused since SPEC §4.7 revision 3 (the slot readers read the age)
 
 
 class BloodPressureEntry(_Strict):
@@ -194,7 +194,7 @@ def check(p0: P0Entry, context: ContextEntry, roles: set[str]) -> list[str]:
             problems.append(f"p0.critical_values.{rule.analyte}: plausible_max must be above threshold")
         for word in rule.words:
             folded = fold(word)
-            if folded and folded[-1] in CHARS:  # analysis._critical_values shares one number scan
+            if folded and folded[-1] in CHARS:  # slots.analytes reads one number scan: a numeral would run into it
                 problems.append(f"p0.critical_values.{rule.analyte}: {word!r} ends with a numeral character")
         if rule.concept not in concept_ids:
             problems.append(f"p0.critical_values.{rule.analyte}: unknown concept {rule.concept!r}")
@@ -268,7 +268,8 @@ class CriticalValue:
     threshold: float
     plausible_max: float
     units: frozenset[str]
-    window: int  # the analyte's words are the lexicon's "critical" group, payload = this rule's index
+    window: int  # unused since SPEC §4.7 revision 3 (slots.analytes reads a value's clause)
+    # the analyte's words are the lexicon's "critical" group, payload = this rule's index
 
 
 @dataclass(frozen=True, slots=True)
@@ -278,6 +279,7 @@ class BloodPressure:
     limits: tuple[int, int]  # (systolic, diastolic) at any age
     child_limits: tuple[int, int]  # … in a child (a patient word or an age under 18 in the text)
     reading: re.Pattern[str]  # groups: w (the word), s (first value), d (the value after a slash)
+    pair: re.Pattern[str]  # two values with a slash and no word (量了170/110的血压): groups s, d
     diastolic_words: frozenset[str]
     child: re.Pattern[str]
 
@@ -288,9 +290,7 @@ class InfantFever:
     name: str
     min_celsius: float
     max_celsius: float
-    max_age_days: int
-    temperature: re.Pattern[str]
-    newborn: re.Pattern[str]
+    max_age_days: int  # the age and its upper bounds are the slot readers' (SPEC §4.7 revision 3)
     fever_word: re.Pattern[str]  # a fever said without a number (新生儿发烧, 摸着很烫)
 
 
@@ -316,7 +316,6 @@ class RedFlagRules:
 
 
 _CN = "零一二两三四五六七八九十"
-_GAP = "[^，。！？；,!?;\\n]"
 
 
 def compile_rules(p0: P0Entry, context: ContextEntry) -> RedFlagRules:
@@ -329,19 +328,6 @@ def compile_rules(p0: P0Entry, context: ContextEntry) -> RedFlagRules:
     starts = {key: tuple(c for c in patterns if key in opening[c] or key[0] in opening[c])
               for key in sorted(frozenset().union(*opening.values()))}
     fever = p0.infant_fever
-    # SPEC §4.4 revision 2 temperatures: 38.5 / 三十八度五 / 38° / 38度5 after a temperature or fever
-    # word (a short gap in the clause; spaces as the squashed view drops them: 体温 38.5 ℃); with no
-    # unit the number must not be a count (发烧40多小时, 烧了3天).
-    temperature = re.compile(
-        f"(?:体温|发烧|发热|高烧|低烧|烧到|烧了|最高|腋温|肛温|耳温|量了|测了|烧){_GAP}{{0,4}}?"
-        f"(?<![0-9.])(?P<t>[34][0-9](?:\\.[0-9])?|[三四]十[{_CN}]?(?:点[{_CN}])?)"
-        f"(?:\\s?(?:度|℃|°c?)(?P<tenth>[{_CN[1:]}])?|(?![0-9.]|\\s?[多个小分天周年岁次月号日点斤公kg]))"
-    )
-    # The infant's age is the slot readers' (redflags._young_infant, SPEC §4.4); only the words that
-    # say "newborn" without an age are read here: 新生儿, 未满月 / 没满月 / 不到满月, 刚满月, 满月, 刚出生.
-    # Every alternative opens with a literal (the look-behind of 满月 stands after its 满), so sre
-    # skips in C to the next 新, 未, 刚, 没, 不 or 满.
-    newborn = re.compile("新生儿|未满月|刚满月|没满月|不到满月|满(?<![未没刚到]满)月(?![酒宴照])|刚出生")
     # 烫 only said of the body (身上有点烫, 额头挺烫, 摸着烫): 水有点烫 is the bath; 有点烧 not 烧心 (heartburn).
     fever_word = re.compile("发烧|发热|发高烧|高烧|低烧|烧起来|发烫|很烫|滚烫|烫手|体温高|体温偏高|有点烧(?!心)|有些烧(?!心)"
                             "|(?:身上|身体|头|额头|脑门|浑身|全身|后背|背上|脖子|肚子|手心|脚心|摸着|摸起来)(?:有点|有些|挺|好|都)?烫")
@@ -374,8 +360,7 @@ def compile_rules(p0: P0Entry, context: ContextEntry) -> RedFlagRules:
         ),
         time_opening=re.compile(time_opening) if time_opening else None,
         blood_pressure=_blood_pressure(p0.blood_pressure, kid) if p0.blood_pressure else None,
-        infant_fever=InfantFever(fever.concept, fever.name, fever.min_celsius, fever.max_celsius, fever.max_age_days,
-                                 temperature, newborn, fever_word),
+        infant_fever=InfantFever(fever.concept, fever.name, fever.min_celsius, fever.max_celsius, fever.max_age_days, fever_word),
         context=ContextRules(
             lexicon=Lexicon({"ctx": cues}),
             patterns=tuple(cue_patterns),
@@ -417,13 +402,16 @@ def _prefilter(starts: dict[str, tuple[tuple[re.Pattern[str], str, str], ...]]) 
 def _blood_pressure(bp: BloodPressureEntry, kid: str) -> BloodPressure:
     words = "|".join(re.escape(fold(w)) for w in sorted(bp.words + bp.diastolic_words, key=len, reverse=True))
     not_before = "|".join(re.escape(fold(w)) for w in bp.not_before)
-    # 血压175/115, 高压180, 血压170多, 收缩压 185 mmHg: a word, a short gap in the clause with no
-    # digit, the first value and perhaps a second after a slash.
+    # 血压175/115, 高压180, 血压170多, 收缩压 185 mmHg, 血压一百八十/一百二十, 高压一百八: a word, a short
+    # gap in the clause with no digit, the first value and perhaps a second after a slash; a value
+    # in Chinese numerals is read by the project's converter (``numerals``), as every number is.
+    value = f"[0-9]{{2,3}}(?![0-9.])|(?<![{_CN}百])[{_CN}百]{{2,6}}"
     reading = re.compile(
         f"(?P<w>{words})" + (f"(?!{not_before})" if not_before else "")
-        + f"[^，。！？；,!?;\\n0-9]{{0,{bp.window}}}?(?<![0-9.])(?P<s>[0-9]{{2,3}})(?![0-9.])(?:多)?"
-        "(?:\\s?/\\s?(?P<d>[0-9]{2,3})(?![0-9.]))?"
+        + f"[^，。！？；,!?;\\n0-9]{{0,{bp.window}}}?(?<![0-9.])(?P<s>{value})(?:多)?"
+        f"(?:\\s?/\\s?(?P<d>{value}))?"
     )
     child = re.compile(f"{kid}|(?<![0-9])(?:1[0-7]|[1-9])岁|[一二两三四五六七八九]岁|十[一二三四五六七]?岁")
-    return BloodPressure(bp.concept, bp.name, (bp.systolic, bp.diastolic), (bp.child_systolic, bp.child_diastolic), reading,
+    pair = re.compile("(?<![0-9./])(?P<s>[0-9]{2,3})\\s?/\\s?(?P<d>[0-9]{2,3})(?![0-9./])")
+    return BloodPressure(bp.concept, bp.name, (bp.systolic, bp.diastolic), (bp.child_systolic, bp.child_diastolic), reading, pair,
                          frozenset(fold(w) for w in bp.diastolic_words), child)

@@ -8,12 +8,14 @@ mention's context is read on the same text. ``context.contexts`` then gives each
 
 from __future__ import annotations
 
-from typing import Callable, NamedTuple
+import re
+from typing import NamedTuple
 
 from . import numerals
 from .context import Mention, contexts
 from .lexicon import Hit, Hits
-from .redflag_policy import BloodPressure, InfantFever, RedFlagRules
+from .redflag_policy import BloodPressure, RedFlagRules
+from .slots import Values
 from .text import TextViews, kept_offsets
 
 
@@ -35,11 +37,11 @@ def red_flags(
     squashed: Hits,
     critical: list[tuple[int, int, int]],
     caller: str | None,
-    age: Callable[[], float | None],
+    values: Values,
 ) -> list[Flag]:
     """Every mention in text order with its context; ``critical`` holds the critical values found
-    on the text view as (start, end, rule index); ``age`` reads the child's age in years (the slot
-    readers', asked only when an infant's fever may be there)."""
+    on the text view as (start, end, rule index); ``values``: the slot readers' age and current
+    temperature of the child (SPEC §4.7 revision 3: the gate reads no value of its own)."""
     text = v.text
     terms = _terms(hits.get("p0"))
     if squashed is hits:
@@ -52,24 +54,35 @@ def red_flags(
     for start, end, index in critical:
         rule = rules.critical_values[index]
         extra.append(_as_mention(Mention, (start, end, rule.name, rule.concept)))
-    if "度" in text or "烧" in text or "热" in text or "烫" in text or "温" in text or "℃" in text or "°" in text:
-        extra += _infant_fever(rules, text, age)
-    if rules.blood_pressure is not None and ("压" in text or "bp" in text):
+    infant = _infant_fever(rules, text, values)
+    extra += infant
+    if rules.blood_pressure is not None and ("压" in text or "bp" in text or "/" in text):
         extra += _blood_pressure(rules.blood_pressure, text)
     if extra:
         # A few sorted runs (terms, patterns, critical values, the squashed view): Timsort merges
         # them in linear time, comparing the tuples in C. Where two overlap, the earlier wins, then
         # the longer.
-        mentions = _longest(sorted(terms + extra))
+        mentions = _longest(sorted(terms + extra), rules.soft_terms)
     elif terms:
         # One group of the scan: in text order, none containing another, but two may overlap
-        # (咳粉红色泡沫|粉红色泡沫痰): the leftmost acts.
-        mentions = _longest(terms)
+        # (咳粉红色泡沫|粉红色泡沫痰): the leftmost acts, a hard term before a soft one (有点吐血).
+        mentions = _longest(terms, rules.soft_terms)
     else:
         return []
     if rules.only_with:
         mentions = _with_their_context_words(rules, text, mentions)
     found = contexts(rules.context, text, mentions, caller)
+    if infant and values.readings:
+        # The slot reader has already read each reading's context: its current temperature is the
+        # child's now (it halts), and a reading it did not take as now (a past one, a threshold, a
+        # condition) is not current whatever the cues say (it asks).
+        name = rules.infant_fever.name
+        for i, m in enumerate(mentions):
+            if m.term == name:
+                if m.start == values.temperature_at:
+                    found[i] = "current"
+                elif found[i] == "current":
+                    found[i] = "hypothetical"
     names = [m.term for m in mentions]
     if rules.together:
         _together(rules, mentions, found, names)
@@ -145,78 +158,100 @@ def _squashed(rules: RedFlagRules, v: TextViews, squashed: Hits) -> list[Mention
     return [Mention(offsets[m.start], offsets[m.end - 1] + 1, m.term, m.concept) for m in found]
 
 
-def _longest(mentions: list[Mention]) -> list[Mention]:
-    """Leftmost-longest over mentions sorted by (start, end): at one start the longer replaces the
-    shorter; a mention that starts inside the kept one before it is dropped."""
+def _longest(mentions: list[Mention], soft: frozenset[str]) -> list[Mention]:
+    """Leftmost-longest over mentions sorted by (start, end), hard before soft (SPEC §4.7 revision
+    3): a mention that holds another is the mention (半天没尿 holds 没尿: a word that hides a shorter
+    one holds it); where a soft and a hard mention only overlap, the hard one is (有点吐血: the soft
+    有点吐 gives way to the hard 吐血, so a strong sign keeps its strength under a hedge); else a
+    mention that starts inside the kept one before it is dropped."""
     kept: list[Mention] = []
     for m in mentions:
         if kept and m.start < kept[-1].end:
-            if m.start == kept[-1].start and m.end > kept[-1].end:
+            last = kept[-1]
+            if m.start == last.start or m.end <= last.end:  # one holds the other: the longer acts
+                if m.end > last.end:
+                    kept[-1] = m
+            elif last.term in soft and m.term not in soft:  # they overlap: the hard one acts
                 kept[-1] = m
             continue
         kept.append(m)
     return kept
 
 
-def _infant_fever(rules: RedFlagRules, text: str, age: Callable[[], float | None]) -> list[Mention]:
-    """In a text that states an age under the limit: every temperature at or above the threshold,
-    each a mention of its own (a past reading does not hide today's), or — when the text gives no
-    temperature at all — every fever word (新生儿发烧, 摸着很烫: any fever under three months is a
+# A temperature reading's number, where the slot reader's reading starts: the mention's span.
+_READING = re.compile(f"[0-9.]+|[{numerals.CHARS}]+")
+
+
+def _infant_fever(rules: RedFlagRules, text: str, values: Values) -> list[Mention]:
+    """A young infant's fever, from the slot readers alone (SPEC §4.7 revision 3): an age under the
+    limit — the age read, or an upper bound of it (不到3个月, 快三个月, 新生儿) — with a temperature
+    reading at or above the threshold, whatever word introduced it or none (one mention per
+    reading: the child's current one halts, a past or hypothetical one asks); or, when the text
+    gives no reading at all, every fever word (新生儿发烧, 摸着很烫: any fever under three months is a
     red flag, NICE NG143)."""
     fever = rules.infant_fever
-    dated = _dated(text)
-    # A text without an age under a year's characters is young only by a newborn word: looked for once.
-    newborn = not dated and fever.newborn.search(text) is not None
-    if not dated and not newborn:
-        return []  # neither a newborn word nor an age under a year (``_young_infant``): no reading is read
-    hot: list[Mention] = []
-    any_reading = False
-    for m in fever.temperature.finditer(text):
-        value = numerals.parse_number(m.group("t"))
-        if value is None:
-            continue
-        if m.group("tenth"):
-            value += (numerals.parse_number(m.group("tenth")) or 0) / 10
-        any_reading = any_reading or 35 <= value <= fever.max_celsius
-        if fever.min_celsius <= value <= fever.max_celsius:
-            hot.append(Mention(m.start("t"), m.end(), fever.name, fever.concept))
-    if not hot and not any_reading:
-        hot = [Mention(m.start(), m.end(), fever.name, fever.concept) for m in fever.fever_word.finditer(text)]
-    # The age last: its pattern is the slowest, and most texts have no hot reading or fever word.
-    return hot if hot and (newborn or _young_infant(fever, text, age)) else []
+    if values.readings:
+        hot = [at for at, value in values.readings.items() if fever.min_celsius <= value <= fever.max_celsius]
+        if not hot or not _young(fever.max_age_days, values):
+            return []
+        return [Mention(at, _reading_end(text, at), fever.name, fever.concept) for at in sorted(hot)]
+    words = [Mention(m.start(), m.end(), fever.name, fever.concept) for m in fever.fever_word.finditer(text)]
+    # The age last: its upper bounds take a pass of their own, and most texts have no fever word.
+    return words if words and _young(fever.max_age_days, values) else []
 
 
-def _young_infant(fever: InfantFever, text: str, age: Callable[[], float | None]) -> bool:
-    """In a text with an age's characters (``_dated``): a newborn word (新生儿, 未满月, 刚出生), or an
-    age under the limit as the slot readers read it (出生10天, 宝宝2个月, 俩个月, 还有十天三个月了; not
-    一周两个月 = 1 year 2 months)."""
-    if fever.newborn.search(text):
+def _reading_end(text: str, start: int) -> int:
+    number = _READING.match(text, start)
+    return number.end() if number else start + 1
+
+
+def _young(days: int, values: Values) -> bool:
+    """An age under ``days``, or an upper bound at most that (快三个月 is under three months)."""
+    if values.age is not None and values.age * 365 < days:
         return True
-    years = age()
-    return years is not None and years * 365 < fever.max_age_days
+    bound = values.age_below()
+    return bound is not None and bound <= days
 
 
-def _dated(text: str) -> bool:
-    """Whether the text holds a character that every age under a year is written with."""
-    return "天" in text or "月" in text or "周" in text or "星" in text or "礼" in text
+# A pair read as a pressure: the first value the larger, the second at least this (a pressure's
+# diastolic value; 10/12, a date, is none).
+_PAIR_LOWEST = 30
 
 
 def _blood_pressure(bp: BloodPressure, text: str) -> list[Mention]:
     """Every blood-pressure reading at or above the policy's limits (a child's when the text names
-    a child or an age under 18), each a mention placed on its values (SPEC §3.5 revision 2)."""
+    a child or an age under 18), each a mention placed on its values (SPEC §3.5 revision 2): after
+    a pressure word (血压175/115, 高压一百八), or written as a pair anywhere (量了170/110的血压, 180/120
+    mmHg) — a pair is a reading only as a pressure writes one: the first value the larger, each in
+    a pressure's range."""
     found: list[Mention] = []
-    limits: tuple[int, int] | None = None
-    for m in bp.reading.finditer(text):
-        if limits is None:
-            limits = bp.child_limits if bp.child.search(text) else bp.limits
-        first = int(m.group("s"))
-        second = m.group("d")
-        if second is not None:
-            high = first >= limits[0] or int(second) >= limits[1]
-        elif m.group("w") in bp.diastolic_words:
-            high = first >= limits[1]
-        else:
-            high = first >= limits[0]
-        if high and first <= 300:
-            found.append(Mention(m.start("s"), m.end(), bp.name, bp.concept))
+    limits: tuple[int, int] | None = None  # read once, at the first reading
+    read: set[int] = set()  # where the values of the readings after a word start
+    if "压" in text or "bp" in text:
+        for m in bp.reading.finditer(text):
+            read.add(m.start("s"))
+            if limits is None:
+                limits = bp.child_limits if bp.child.search(text) else bp.limits
+            first = numerals.parse_number(m.group("s"))
+            second = numerals.parse_number(m.group("d")) if m.group("d") else None
+            if first is None:
+                continue  # 三四: a range, no reading
+            if second is not None:
+                high = first >= limits[0] or second >= limits[1]
+            elif m.group("w") in bp.diastolic_words:
+                high = first >= limits[1]
+            else:
+                high = first >= limits[0]
+            if high and first <= 300:
+                found.append(Mention(m.start("s"), m.end(), bp.name, bp.concept))
+    if "/" in text:
+        for m in bp.pair.finditer(text):
+            first, second = int(m.group("s")), int(m.group("d"))
+            if m.start("s") in read or not _PAIR_LOWEST <= second < first <= 300:
+                continue
+            if limits is None:
+                limits = bp.child_limits if bp.child.search(text) else bp.limits
+            if first >= limits[0] or second >= limits[1]:
+                found.append(Mention(m.start("s"), m.end(), bp.name, bp.concept))
+        found.sort()
     return found

@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from app.router import Router, analysis, load_policy
-from app.router.slots import scan
+from app.router.slots import analytes, scan
 from app.router.numerals import CHARS, parse_number
 from app.router.slots import RUN_OPENING, numeral_end
 from app.router.text import views
@@ -133,26 +133,61 @@ def test_a_numeral_right_after_a_match_inside_a_run_is_still_read(text):
 
 
 def critical_values_word_by_word(text: str) -> list[tuple[int, int, int]]:
-    """The reference: each critical word scans for numbers from its own end (quadratic on a text
-    that repeats the word, fine on these short ones), and reads every one in its reach (SPEC §4.7
-    revision 2 "Every value is read")."""
+    """The reference: each number looks for its analyte word clause by clause (quadratic on a text
+    that repeats the word, fine on these short ones), by the rule as ``slots.analytes`` states it
+    (SPEC §4.7 revision 3 "One reading of every value")."""
+    hits = POLICY.lexicon.scan(text)
+    words = hits.group("critical")
+    if not words:
+        return []
+    anchors = [(w.start, w.end, w.payload) for w in words]
+    anchors += [(h.start, h.end, -1) for h in hits.group("analyte") if not any(w.start < h.end and h.start < w.end for w in words)]
+    anchors.sort()
+    cuts = [i for i, ch in enumerate(text) if ch in "，。！？；,!?;\n"]
+    bounds = list(zip([0] + [c + 1 for c in cuts], cuts + [len(text)]))
+
+    def clause_of(position: int) -> int:
+        return next(i for i, (low, high) in enumerate(bounds) if low <= position <= high)
+
+    numbers = [m for m in analytes._NUMBER.finditer(text)
+               if (m.end(1) - m.start(1) > 1 or text[m.start(1)].isdigit())
+               and not any(a[0] <= m.start(1) < a[1] for a in anchors)]
+
+    def numbers_between(start: int, end: int) -> bool:
+        return any(start <= n.start(1) < end for n in numbers)
+
     found = []
-    for word in POLICY.lexicon.scan(text).group("critical"):
-        rule = POLICY.red_flags.critical_values[word.payload]
-        limit = analysis._reach(text, word.end, word.end + rule.window, rule.window, POLICY.red_flags.time_opening)
-        for number in analysis._NUMBER.finditer(text, word.end):
-            if number.start() >= limit:
-                break
-            value, unit = parse_number(number.group(1)), number.group(2)
-            if value is None or (unit and unit not in rule.units):
-                continue
-            if rule.threshold <= value <= rule.plausible_max:
-                found.append((number.start(1), number.end(1), word.payload))  # a red-flag mention's span
+    for number in numbers:
+        position = number.start(1)
+        c = clause_of(position)
+        low, high = bounds[c]
+        mine = [a for a in anchors if low <= a[0] < high]
+        before = [a for a in mine if a[0] < position]
+        after = [a for a in mine if a[0] > position]
+        owner = None
+        if before:
+            owner = before[-1]
+        elif after:
+            owner = None if numbers_between(after[0][1], high) else after[0]
+        elif c > 0 and text[cuts[c - 1]] in "，,":
+            previous = [a for a in anchors if bounds[c - 1][0] <= a[0] < bounds[c - 1][1]]
+            opening = POLICY.red_flags.time_opening
+            if previous and (not numbers_between(previous[-1][1], bounds[c - 1][1])
+                             or (opening is not None and opening.match(text, low))):
+                owner = previous[-1]
+        if owner is None or owner[2] < 0:
+            continue
+        rule = POLICY.red_flags.critical_values[owner[2]]
+        value, unit = parse_number(number.group(1)), number.group(2)
+        if value is None or (unit and unit not in rule.units):
+            continue
+        if rule.threshold <= value <= rule.plausible_max:
+            found.append((number.start(1), number.end(1), owner[2]))  # a red-flag mention's span
     return found
 
 
 CRITICAL_WORDS = ["钾", "血钾", "k", "k+", "钾离子", " ", "，", "。", "好", "从", "升到", "6.8", "7", "9", "1", "5.2", "今天", "以前",
-                  "毫摩尔/升",
+                  "毫摩尔/升", "钠", "肌酐", "这个", "一项",
                   "七点二", "十", "mmol/l", "mg", "大于", "：", "三", "15", "16", "6.5", "a", ".", "٧"]
 
 

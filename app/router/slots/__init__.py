@@ -18,9 +18,9 @@ from ..policy import Policy
 from ..text import TextViews
 from .dates import REFERENCE_RANGE
 from .result import Quantity, SlotsResult
-from .scan import RUN_OPENING, SlotExtractor, numeral_end
+from .scan import RUN_OPENING, SlotExtractor, Values, numeral_end
 
-__all__ = ["REFERENCE_RANGE", "RUN_OPENING", "Quantity", "SlotExtractor", "SlotsResult", "child_age", "numeral_end"]
+__all__ = ["REFERENCE_RANGE", "RUN_OPENING", "Quantity", "SlotExtractor", "SlotsResult", "Values", "child_values", "numeral_end"]
 
 # One extractor per policy loaded (a process holds one or two; tests a few): building one compiles
 # the combined pattern, too slow to do per request.
@@ -28,12 +28,12 @@ _EXTRACTORS: dict[int, tuple[Policy, SlotExtractor]] = {}
 _EXTRACTORS_MAX = 8
 
 
-def child_age(policy: Policy, views: TextViews, hits: Hits) -> float | None:
-    """The child's age in years by the slot readers (``SlotExtractor.age``), for callers that hold a
-    policy and no extractor: the red flags' infant rule (SPEC §3.5)."""
+def child_values(policy: Policy, views: TextViews, hits: Hits) -> Values:
+    """The child's age and temperature by the slot readers (``SlotExtractor.values``), for callers
+    that hold a policy and no extractor: the red flags' infant rule (SPEC §4.7 revision 3)."""
     entry = _EXTRACTORS.get(id(policy))
     if entry is None or entry[0] is not policy:
         if len(_EXTRACTORS) >= _EXTRACTORS_MAX:
             _EXTRACTORS.clear()
         entry = _EXTRACTORS[id(policy)] = (policy, SlotExtractor(policy))
-    return entry[1].age(views, hits)
+    return entry[1].values(views, hits)

@@ -62,7 +62,7 @@ class Draft:
                  "age", "weight", "height", "window", "clause_marks", "age_end", "weight_rank",
                  "subjects", "children", "last_patient", "last_other", "age_provisional", "temperature_words",
                  "sentence_ends", "readings", "replies", "replied", "age_approximate", "age_current", "dosage",
-                 "weight_approximate", "temperature_approximate")
+                 "weight_approximate", "temperature_approximate", "temperature", "temperature_at", "finished")
 
     def __init__(self, views: TextViews, reference: date, foods: list[Hit], masks: list[tuple[int, int]]):
         self.cased, self.text, self.reference, self.foods, self.masks = views.cased, views.text, reference, foods, masks
@@ -93,6 +93,9 @@ class Draft:
         self.age_approximate = False  # the age read is a lower bound (两岁多, 五个多月)
         self.weight_approximate = False  # the weight read is a lower bound (16斤多)
         self.temperature_approximate = False  # the reading that won is a lower bound (39度多)
+        self.temperature: float | None = None  # the child's current temperature (``temperatures.temperature``)
+        self.temperature_at = -1  # where the reading that won starts
+        self.finished = False  # the readings after the scan are done (``SlotExtractor.finish``)
         self.age_current = False  # an age said as now (现在5个月) was read: it replaces an earlier one
         self.age_provisional = False  # the age read is the writer's, and a patient word follows it
         self.temperature_words: list[Hit] = []

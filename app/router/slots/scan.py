@@ -205,7 +205,9 @@ class SlotExtractor:
         # slots, the child the text asks about (a red flag of theirs stays another person's, §4.7).
         self._kin_children = frozenset(slots.age_child_words)
         self._digit_analytes = frozenset(term for term in slots.analytes if any(ch.isdigit() for ch in term))
-        pattern = _pattern(set(_BASE_UNITS) | set(slots.measure_units), ages.kid_words(slots.patient_words, slots.age_child_words))
+        kid_words = ages.kid_words(slots.patient_words, slots.age_child_words)
+        pattern = _pattern(set(_BASE_UNITS) | set(slots.measure_units), kid_words)
+        self._bounds = ages.UpperBounds(kid_words)
         self._scan = pattern.finditer
         # The §4.7 cue words, read only when a body temperature is: a past or hypothetical reading
         # is not the child's temperature now.
@@ -329,10 +331,26 @@ class SlotExtractor:
                 handler(m, draft)
         return draft, analytes
 
-    def age(self, views: TextViews, hits: Hits) -> float | None:
-        """The child's age in years as ``extract`` reads it: the one reader of ages, which the red
-        flags ask too (an infant's fever, SPEC §3.5). The date only resolves dates, never an age."""
-        return self._read(views, hits, _ANY_DAY)[0].age
+    def values(self, views: TextViews, hits: Hits) -> Values:
+        """The child's age and current temperature as ``extract`` reads them: the one reader of
+        each, which the red flags take too (an infant's fever, SPEC §4.7 revision 3). The date only
+        resolves dates, never an age or a temperature."""
+        draft, analytes = self._read(views, hits, _ANY_DAY)
+        self.finish(draft, analytes)
+        return Values(draft, self._bounds)
+
+    def finish(self, draft: Draft, analytes: list[Hit]) -> None:
+        """What is read after the scan: the readings without a unit or a word, then the child's
+        current temperature among them. Once per draft: the red flags and the slots share it."""
+        if draft.finished:
+            return
+        draft.finished = True
+        if draft.temperature_words:
+            temperatures.unitless_readings(draft)
+        if draft.replies:
+            temperatures.reply_readings(draft, analytes)
+        if draft.readings:
+            draft.temperature = temperatures.temperature(draft, self._cues, self._cue_patterns)
 
     def reading(self, reference_date: date) -> Reading:
         """One request's read, shared by the red flags' age question and ``Reading.extract``."""
@@ -345,15 +363,10 @@ class SlotExtractor:
         """``read``: what ``_read`` gave for these views, hits and date, when it ran already."""
         draft, analytes = read or self._read(views, hits, reference_date)
         foods, numbers = draft.foods, draft.numbers
-        temperature = None
-        if draft.temperature_words:
-            temperatures.unitless_readings(draft)
-        if draft.replies:
-            temperatures.reply_readings(draft, analytes)
+        self.finish(draft, analytes)
+        temperature = draft.temperature
         if (draft.weight is None or draft.height is None) and "体重" in views.text and ("身高" in views.text or "身长" in views.text):
             body.measure_pairs(draft)
-        if draft.readings:
-            temperature = temperatures.temperature(draft, self._cues, self._cue_patterns)
         # Most texts name no meal, food or analyte: an empty list without the map and dict to dedupe it.
         meal_hits = hits.get("meal")
         meals = list(dict.fromkeys(map(_PAYLOAD, meal_hits))) if meal_hits else []
@@ -383,11 +396,27 @@ class SlotExtractor:
         )
 
 
+class Values:
+    """What the gate takes from the slot readers (SPEC §4.7 revision 3, "One reading of every
+    value"): the child's age, the current temperature and where its reading starts (-1: none), every
+    reading read (a past or hypothetical one too), and
+    on demand the lowest upper bound of the age in days (``ages.UpperBounds``: 不到3个月, 新生儿)."""
+
+    __slots__ = ("age", "temperature", "temperature_at", "readings", "_draft", "_bounds")
+
+    def __init__(self, draft: Draft, bounds: ages.UpperBounds) -> None:
+        self.age, self.temperature, self.temperature_at = draft.age, draft.temperature, draft.temperature_at
+        self.readings = draft.readings  # every body temperature read, current or not, by where it starts
+        self._draft, self._bounds = draft, bounds
+
+    def age_below(self) -> float | None:
+        return self._bounds.bound(self._draft)
+
+
 class Reading:
-    """The slots of one request, read once. An infant's fever (SPEC §3.5) asks the child's age
-    while the red flags are found, before the slots are, and ``extract`` read the same text again
-    (150 of the 2,393 pediatric dev texts). The date changes the dates read,
-    never the age."""
+    """The slots of one request, read once. The red flags take the child's age and temperature
+    (SPEC §4.7 revision 3) before the slots are built, and ``extract`` reuses that read. The date
+    changes the dates read, never the age or the temperature."""
 
     __slots__ = ("_extractor", "_reference", "_views", "_hits", "_read")
 
@@ -397,10 +426,11 @@ class Reading:
         self._hits: Hits | None = None
         self._read: tuple[Draft, list[Hit]] | None = None
 
-    def age(self, views: TextViews, hits: Hits) -> float | None:
+    def values(self, views: TextViews, hits: Hits) -> Values:
         self._views, self._hits = views, hits
-        self._read = self._extractor._read(views, hits, self._reference)
-        return self._read[0].age
+        self._read = read = self._extractor._read(views, hits, self._reference)
+        self._extractor.finish(*read)
+        return Values(read[0], self._extractor._bounds)
 
     def extract(self, views: TextViews, hits: Hits, policy_version: str) -> SlotsResult:
         read = self._read if views is self._views and hits is self._hits else None
@@ -455,14 +485,15 @@ def _subjects(patients: list[Hit], others: list[Hit], writers: list[int]) -> lis
 
 def _decimals(text: str, analytes: list[Hit]) -> str:
     """Decimal points written another way, rewritten in place (the same length, so spans still
-    slice ``cased``): a full-width 。 between digits (PH6。0), and a comma between digits right
+    slice ``cased``): a full-width 。 between digits (PH6。0; not after a number that has a point
+    already: 38.4。10日), and a comma between digits right
     after an analyte word, a colon or a blank between (血钾5,3 → 5.3, 血钾：5,3). Any other comma
     between digits stays a separator: 血脂5,3 is 5 and 3 (血脂 is not an analyte of the
     dictionary, and a list is as likely), and so are 血钾5,3,4 and 血钾5,3天前."""
     points: list[int] = []
     index = text.find("。")
     while index != -1:  # a handful of sentence ends: a look at each, not a regex pass
-        if 0 < index < len(text) - 1 and "0" <= text[index - 1] <= "9" and "0" <= text[index + 1] <= "9":
+        if 0 < index < len(text) - 1 and "0" <= text[index - 1] <= "9" and "0" <= text[index + 1] <= "9" and not _has_point(text, index):
             points.append(index)
         index = text.find("。", index + 1)
     if "," in text:
@@ -476,6 +507,15 @@ def _decimals(text: str, analytes: list[Hit]) -> str:
     for index in points:
         chars[index] = "."
     return "".join(chars)
+
+
+def _has_point(text: str, end: int) -> bool:
+    """The number that ends at ``end`` has a decimal point already (烧到38.4。10日晚上: the 。 ends a
+    sentence, it is no second point)."""
+    start = end - 1
+    while start > 0 and "0" <= text[start - 1] <= "9":
+        start -= 1
+    return start > 1 and text[start - 1] == "." and "0" <= text[start - 2] <= "9"
 
 
 def _approximate(draft: Draft, temperature: float | None) -> list[str]:

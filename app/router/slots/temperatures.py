@@ -381,7 +381,7 @@ def temperature(d: Draft, cues: Callable[[str], Hits], patterns: tuple[tuple[re.
         ):
             continue
         if best is None or value > best:  # the highest; a lower bound (39度多) is ``approximate``
-            best, d.temperature_approximate = value, text.startswith("多", end)
+            best, d.temperature_approximate, d.temperature_at = value, text.startswith("多", end), start
     return best
 
 
