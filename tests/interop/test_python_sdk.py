@@ -18,11 +18,10 @@ import mcp
 from mcp.client.streamable_http import streamable_http_client
 
 from app.http.app import create_app
-from app.protocol.server import McpServer
 from app.router import Router, load_policy
 from tests.http.asgi import Lifespan
 
-from .conftest import BAD_CALL, FIVE_TOOLS
+from .conftest import BAD_CALL, FIVE_TOOLS, BeforeDiscover
 
 PROTOCOL_VERSION = "2025-06-18"
 SERVER_NAME = "a207-router-mcp"
@@ -98,15 +97,6 @@ def test_default_client_probes_discover_then_falls_back_to_initialize(interop_se
 # ---------------------------------------------------------------------------------------------
 
 
-class _BeforeDiscover(McpServer):
-    """The server as it was before revision 3: server/discover is an unknown method (-32601)."""
-
-    def handle(self, body: bytes, roles=None):
-        if b'"server/discover"' in body:
-            return super().handle(body.replace(b'"server/discover"', b'"server/unknown"'), roles)
-        return super().handle(body, roles)
-
-
 def _connect_requests(before: bool) -> tuple[list[str], list]:
     """The HTTP requests `mcp.Client` (mode="auto", the default) sends to connect, in process (httpx2's
     ASGI transport), and what it answered the discover probe with."""
@@ -114,7 +104,7 @@ def _connect_requests(before: bool) -> tuple[list[str], list]:
     router = Router(load_policy())
     app = create_app(router, [token])
     if before:
-        app._mcp.server = _BeforeDiscover(router)
+        app._mcp.server = BeforeDiscover(router)
     seen: list = []
     answers: list = []
 
