@@ -300,7 +300,7 @@ def test_a_request_in_flight_finishes_on_the_policy_it_started_with(tmp_path):
 
     async def scenario():
         async with Lifespan(app):
-            held = asyncio.create_task(result_version(app, body=[ROUTE[:half], ROUTE[half:]], delay=3.0))
+            held = asyncio.create_task(result_version(app, body=[ROUTE[:half], ROUTE[half:]], delay=6.0))
             await asyncio.sleep(0.2)  # the held request has started and read its first chunk
             publish(path, GOOD_B)
             outcome = await app.reloader.check()
