@@ -110,3 +110,18 @@ def test_decision_labels_are_the_routers_own_sets():
 ], ids=lambda v: v if isinstance(v, str) else None)
 def test_decision_labels_of_a_result(tool, result, expected):
     assert decision(tool, result) == expected
+
+
+@pytest.mark.parametrize("code, outcome", [
+    ("p0_emergency", "halt:P0"),
+    ("p0_confirm_current", "confirm:P0"),
+    ("p0_confirm_severity", "confirm:P0"),  # was logged deny:INPUT before the decision counters
+    ("pass", "allow"),
+    ("mx1_staging_delegate", "deny:MX-1"),
+    ("matrix_no_access", "deny:MATRIX"),
+    ("caller_unknown", "deny:INPUT"),
+])
+def test_every_p0_question_is_logged_as_confirm(code, outcome):
+    from app.protocol.server import decision_outcome
+
+    assert decision_outcome(code) == outcome
