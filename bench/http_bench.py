@@ -15,7 +15,10 @@ Servers, started one at a time on 127.0.0.1 and driven with the same request mix
 * bare — bench/servers/bare.py: a Starlette ``POST /mcp`` around ``router.call``, no checks;
 * raw  — bench/servers/raw.py: a raw ASGI callable with orjson around ``router.call`` (the floor);
 * base — ``python -m app serve`` of another tree (``--base DIR``, e.g. ``git worktree add /tmp/befbd5a
-  befbd5a``) with the same settings and venv: a regression measured side by side in one run.
+  befbd5a``) with the same settings and venv: a regression measured side by side in one run;
+* reload — ours with policy reloading on (SPEC §5.8): ``ROUTER_POLICY_FILE`` a copy of the shipped
+  policy, ``ROUTER_POLICY_RELOAD_SECONDS=1``, so the file is read and hashed every second and never
+  changes: what watching costs between swaps (``--only ours,reload``; not in the default set).
 
 All four run uvicorn with uvloop + httptools, one process. The server is pinned to one core and
 wrk to another (``taskset``) when the machine has two. The request bodies (all five tools via
@@ -69,7 +72,9 @@ from bench.results import code_state, without_version, write_section  # noqa: E4
 BENCH = ROOT / "bench"
 MIX_LUA = BENCH / "mix.lua"
 RESULTS = BENCH / "RESULTS.md"
-SERVERS = ("ours", "sdk", "bare", "raw", "base")
+SERVERS = ("ours", "sdk", "bare", "raw", "base", "reload")
+APP_SERVERS = ("ours", "base", "reload")  # `python -m app serve`
+RELOAD_SECONDS = "1"
 CALLERS = ("dispatcher", "doctor_assistant", "nutritionist", "parent_assistant", "child_companion", "risk_warning")
 MCPS = (
     "a207-his-mcp", "a207-lis-mcp", "a207-ckd-clinical-calc-mcp", "a207-nutrition-assessment-mcp",
@@ -235,7 +240,7 @@ class Server:
 
     def command(self) -> list[str]:
         py = sys.executable
-        if self.name in ("ours", "base"):
+        if self.name in APP_SERVERS:
             return pin(self.core) + [py, "-m", "app", "serve", "--host", "127.0.0.1", "--port", str(self.port)]
         return pin(self.core) + [py, str(BENCH / "servers" / f"{self.name}.py"), "--port", str(self.port)]
 
@@ -243,8 +248,15 @@ class Server:
         env = {k: v for k, v in os.environ.items() if not k.startswith("ROUTER_")}
         env["PYTHONPATH"] = str(self.root) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
         env["PYTHONUNBUFFERED"] = "0"
-        if self.name in ("ours", "base"):
+        if self.name in APP_SERVERS:
             env["ROUTER_MCP_AUTH_TOKEN"] = self.token
+        if self.name == "reload":
+            from app.router.policy import default_policy_bytes
+
+            policy = self.workdir / "reload-policy.toml"
+            policy.write_bytes(default_policy_bytes())
+            env["ROUTER_POLICY_FILE"] = str(policy)
+            env["ROUTER_POLICY_RELOAD_SECONDS"] = RELOAD_SECONDS
         self.log_path = self.workdir / f"{self.name}-{self.port}.stderr"
         # Ours logs one JSON line per request on stdout: production logging, written to /dev/null.
         self.proc = subprocess.Popen(
@@ -517,6 +529,27 @@ def tables(runs: list[Run], servers: list[str], connections: list[int], rounds: 
     return "\n".join(lines)
 
 
+def watch_tick_us(checks: int = 200) -> float:
+    """CPU µs of one reload check of an unchanged policy file (what watching costs between swaps),
+    measured in process on the reloader's own worker-thread function."""
+    from app.http.app import create_app
+    from app.http.reload import PolicyReloader, ReloadSetup
+    from app.router import Router, load_policy
+    from app.router.policy import default_policy_bytes
+
+    with tempfile.TemporaryDirectory(prefix="http_bench_watch_") as tmp:
+        path = Path(tmp) / "policy.toml"
+        path.write_bytes(default_policy_bytes())
+        router = Router(load_policy(path))
+        app = create_app(router, [secrets.token_urlsafe(32).encode()])
+        reloader = PolicyReloader(ReloadSetup(str(path), 1.0, lambda data: router), app._mcp, app.observer)
+        serving = app.mcp_server
+        started = time.process_time()
+        for _ in range(checks):
+            assert reloader._attempt(serving) is None
+        return (time.process_time() - started) / checks * 1e6
+
+
 def targets(runs: list[Run], handle_us: dict[str, list[float]] | None = None) -> list[str]:
     """``handle_us``: per tree ("ours", "base"), McpServer.handle's CPU µs per request measured in
     process in the same run (bench/stack_cost.py), for the router's own growth."""
@@ -568,6 +601,21 @@ def targets(runs: list[Run], handle_us: dict[str, list[float]] | None = None) ->
                    f"own growth at c=32: {cpu['ours']:.0f} ≤ 1.15 × {cpu['base']:.0f} + ({ours_h:.0f} − {base_h:.0f}) = "
                    f"{allowed:.0f} µs (medians of rounds; {cpu['ours'] / cpu['base']:.2f}× base; McpServer.handle in "
                    f"process, same run, {ours_h / base_h:.2f}× base)")
+    reload_cpu, reload_rps = median("reload", "cpu_us_per_req"), median("reload", "rps")
+    if reload_cpu and cpu["ours"] and reload_rps and ours_rps:
+        per_round = []
+        for r in sorted({x.round for x in c32}):
+            a = next((x for x in c32 if x.server == "ours" and x.round == r), None)
+            b = next((x for x in c32 if x.server == "reload" and x.round == r), None)
+            if a and b and a.cpu_us_per_req:
+                per_round.append(b.cpu_us_per_req / a.cpu_us_per_req)
+        v = reload_cpu / cpu["ours"]
+        tick = watch_tick_us()
+        share = tick / (float(RELOAD_SECONDS) * 1e6) * 100
+        out.append(f"[{'PASS' if v <= 1.02 else 'FAIL'}] reload on ({RELOAD_SECONDS} s) costs ≤ 1.02× off by CPU per request "
+                   f"at c=32: {v:.3f}× ({reload_cpu:.0f} / {cpu['ours']:.0f} µs, medians of rounds; rounds "
+                   f"{', '.join(f'{x:.3f}×' for x in per_round)}); req/s off/on {ours_rps / reload_rps:.3f}×; one check of "
+                   f"an unchanged file (read, sha256, compare) {tick:.0f} µs of CPU in process = {share:.3f} % of a core")
     unmatched = [f"{r.server} c={r.connections} round {r.round}" for r in runs if r.logged < r.requests]
     if unmatched:
         out.append("[WARN] fewer latencies logged than requests counted (an answer without its request's id): "
@@ -639,7 +687,7 @@ def main(argv: list[str] | None = None) -> int:
     args.duration = args.duration if args.duration is not None else (3.0 if args.quick else 10.0)
     args.warmup = args.warmup if args.warmup is not None else (1.0 if args.quick else 3.0)
     rounds = args.rounds or (1 if args.quick else 2)
-    default = [s for s in SERVERS if s != "base" or args.base]
+    default = [s for s in SERVERS if s != "reload" and (s != "base" or args.base)]
     servers = [s.strip() for s in args.only.split(",")] if args.only else default
     unknown = [s for s in servers if s not in SERVERS]
     if unknown:

@@ -14,8 +14,9 @@ What is remembered:
   subprocesses, texts sent over a socket);
 * automatically: every token an in-process app is built with (``BearerGuard`` construction), the
   value of every fixture whose name contains ``token``, every string inside the arguments that
-  reach ``Router.call`` in-process, and every JWT that reaches ``JwtVerifier.verify`` with each of
-  its claim values (subject, client id, issuer, audience, scopes, jti).
+  reach ``Router.call`` in-process, every JWT that reaches ``JwtVerifier.verify`` with each of
+  its claim values (subject, client id, issuer, audience, scopes, jti), and every line and quoted
+  string of every policy file the reloader reads (SPEC §5.8: never file content in a log line).
 
 Secrets too short or too plain to be told apart from a category (ASCII shorter than 8 characters)
 are ignored. Because every logged value must consist of category characters only, a secret with
@@ -34,7 +35,8 @@ from typing import Any, Iterable
 import pytest
 
 ALLOWED_KEYS = frozenset(
-    {"event", "request_id", "method", "tool", "duration_ms", "status", "outcome", "policy_version"}
+    {"event", "request_id", "method", "tool", "duration_ms", "status", "outcome", "policy_version",
+     "previous_policy_version", "error"}
 )
 _CATEGORY = re.compile(r"[A-Za-z0-9._:/+\-]*")
 _MIN_ASCII = 8
@@ -233,6 +235,35 @@ def _install_harvest() -> None:
         return await original_verify(self, token)
 
     jwt_verify.JwtVerifier.verify = verify
+
+    from app.http import reload as policy_reload
+
+    original_read = policy_reload.PolicyReloader._read
+
+    def read(self):
+        data, key = original_read(self)
+        if data is not None:
+            _harvest_policy_file(data)
+        return data, key
+
+    policy_reload.PolicyReloader._read = read
+
+
+_QUOTED = re.compile(r'"([^"\\\n]{2,200})"')
+
+
+def harvest_policy_file(data: bytes) -> None:
+    """Remember a policy file's content: every non-blank line and every quoted string in it (a word
+    list entry, a version). Public for the tests that write files a server in a subprocess reads."""
+    text = data.decode("utf-8", "replace")
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            AUDIT.remember(line, plain=False)
+        AUDIT.remember(*_QUOTED.findall(line), plain=False)
+
+
+_harvest_policy_file = harvest_policy_file
 
 
 def _harvest_claims(token: Any) -> None:

@@ -251,3 +251,34 @@ def test_the_guard_keeps_digests_only(guard_tokens):
 def test_a_guard_without_tokens_refuses_to_exist():
     with pytest.raises(ValueError):
         BearerGuard([])
+
+
+# ---------------------------------------------------------------------------------------------
+# Policy reload (SPEC §5.8): the policy_reload line is categories only; the file's words are secrets
+# ---------------------------------------------------------------------------------------------
+
+
+def test_a_policy_reload_line_passes_and_the_files_words_are_remembered(tmp_path):
+    import asyncio
+
+    from app.http.reload import PolicyReloader, ReloadSetup
+    from app.router.policy import default_policy_bytes
+    from tests.privacy_plugin import AUDIT
+
+    word = "审计金丝雀词"  # in a broken file the reloader reads
+    path = tmp_path / "policy.toml"
+    path.write_bytes(default_policy_bytes().replace(b'version = "', f'roles = ["{word}"]\nversion = "'.encode(), 1))
+    app = create_app(ROUTER, [secrets.token_urlsafe(32).encode()])
+    reloader = PolicyReloader(ReloadSetup(str(path), 3600, lambda data: Router(load_policy(path))),
+                              app._mcp, app.observer)
+    before = len(captured())
+    assert asyncio.run(reloader.check()) == "rejected"
+    (line,) = [x for x in captured()[before:] if "policy_reload" in x]
+    assert json.loads(line) == {"event": "policy_reload", "outcome": "rejected", "error": "syntax",  # roles twice
+                                "policy_version": ROUTER.policy_version}
+    assert LogAudit().problems([line]) == []
+    assert word in AUDIT.other and f'roles = ["{word}"]' in AUDIT.other  # harvested by the plugin
+    leaked = json.dumps({"event": "policy_reload", "outcome": "rejected", "error": f"invalid {word}"})
+    audit = LogAudit()
+    audit.remember(word)
+    assert audit.problems([leaked])

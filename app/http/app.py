@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import gc
 import time
 from contextlib import asynccontextmanager
@@ -19,6 +21,7 @@ from .endpoint import Limits, McpEndpoint
 from .guards import BearerGuard
 from .oauth import JwtRules, OAuthGuard, protected_resource_metadata
 from .observe import Metrics, Observer
+from .reload import PolicyReloader, ReloadSetup
 
 if TYPE_CHECKING:
     from .verify import JwksCache
@@ -50,9 +53,13 @@ def create_app(
     max_body_bytes: int = 65_536,
     body_timeout_seconds: float = 10.0,
     metrics: Metrics | None = None,
+    reload: ReloadSetup | None = None,
 ) -> RouterService:
-    """``tokens`` alone: token mode; ``jwt`` alone: jwt mode; both: token+jwt."""
+    """``tokens`` alone: token mode; ``jwt`` alone: jwt mode; both: token+jwt. ``reload``: watch
+    the policy file and swap in a valid new one (SPEC §5.8)."""
     observer = Observer(metrics)
+    if metrics is not None:
+        metrics.serving(router.policy_version)
     static = BearerGuard(tokens) if tokens else None
     oauth = None
     if jwt is not None:
@@ -69,6 +76,7 @@ def create_app(
     )
     ready = {"value": False}
     keys = jwt.keys if jwt else None
+    reloader = PolicyReloader(reload, endpoint, observer) if reload is not None else None
 
     @asynccontextmanager
     async def lifespan(app: Starlette):
@@ -80,26 +88,46 @@ def create_app(
         gc.freeze()
         ready["value"] = True
         observer.event("startup", policy_version=router.policy_version)
+        watching = asyncio.create_task(reloader.run()) if reloader is not None else None
         try:
             yield
         finally:
             ready["value"] = False  # drain: orchestrators stop routing here first
+            if watching is not None:
+                watching.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await watching
             if keys is not None:
                 await keys.stop()
             observer.event("shutdown")
 
     def readiness() -> tuple[int, bytes, str]:
         if ready["value"] and (keys is None or keys.loaded):
-            return 200, orjson.dumps({"status": "ready", "policy_version": router.policy_version}), "ready"
+            answer = {"status": "ready", "policy_version": endpoint.server.router.policy_version}
+            if reloader is not None and reloader.error:
+                answer["policy_reload_error"] = True  # a refused file; the version above still serves
+            return 200, orjson.dumps(answer), "ready"
         return 503, _NOT_READY, "not_ready"
 
     probes = {"/health": lambda: (200, _HEALTHY, "health"), "/ready": readiness}
     if jwt is not None:
-        roles = [r for r in router.policy.roles if router.scope is None or r in router.scope]
-        document = orjson.dumps(protected_resource_metadata(jwt.rules, roles))
+        rules = jwt.rules
+        documents: dict[str, bytes] = {}
+
+        def metadata() -> tuple[int, bytes, str]:
+            """The role scopes of the policy in service (a reload may change its roles)."""
+            current = endpoint.server.router
+            document = documents.get(current.policy_version)
+            if document is None:
+                roles = [r for r in current.policy.roles if current.scope is None or r in current.scope]
+                document = documents.setdefault(current.policy_version, orjson.dumps(protected_resource_metadata(rules, roles)))
+            return 200, document, "resource_metadata"
+
         for path in METADATA_PATHS:
-            probes[path] = lambda: (200, document, "resource_metadata")
-    return RouterService(endpoint, probes, observer, lifespan=lifespan)
+            probes[path] = metadata
+    service = RouterService(endpoint, probes, observer, lifespan=lifespan)
+    service.reloader = reloader
+    return service
 
 
 class RouterService(Starlette):
@@ -118,6 +146,12 @@ class RouterService(Starlette):
         self._mcp = mcp_endpoint
         self._probes = probes
         self.observer = observer
+        self.reloader: PolicyReloader | None = None
+
+    @property
+    def mcp_server(self) -> McpServer:
+        """The server (and so the policy) a request starting now runs on."""
+        return self._mcp.server
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] == "http":

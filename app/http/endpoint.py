@@ -74,8 +74,11 @@ class McpEndpoint:
         started = time.perf_counter()
         headers = scope["headers"]
         rid = guards.request_id(headers)
+        # The server (and so the policy) this request runs on, taken once as it starts: a policy
+        # swapped in while its body is still arriving applies to the next request (SPEC §5.8).
+        server = self.server
         try:
-            status, body, reply, extra, outcome = await self._respond(scope, headers, receive)
+            status, body, reply, extra, outcome = await self._respond(server, scope, headers, receive)
         except asyncio.CancelledError:
             # The graceful-shutdown timeout ran out while this request waited for its body.
             self.observer.request(rid, method=None, tool=None, status=499, outcome="cancelled",
@@ -96,9 +99,10 @@ class McpEndpoint:
             status=status,
             outcome=reply.outcome if reply else (outcome or _OUTCOME[status]),
             seconds=time.perf_counter() - started,
+            decision=reply.decision if reply else None,
         )
 
-    async def _respond(self, scope, headers, receive) -> tuple[int, bytes | None, Reply | None, list, str | None]:
+    async def _respond(self, server: McpServer, scope, headers, receive) -> tuple[int, bytes | None, Reply | None, list, str | None]:
         """(status, body, the protocol's reply, extra headers, the logged outcome when it is not the
         status's own: the JWT guard's reason)."""
         if scope["method"] != "POST":
@@ -126,7 +130,7 @@ class McpEndpoint:
             return 413, _TOO_LARGE, None, [CLOSE], None
         except (_BodyTimeout, _Disconnected):
             return 408, _TIMEOUT, None, [CLOSE], None
-        reply = self.server.handle(body, roles)
+        reply = server.handle(body, roles)
         return STATUS_OF_KIND[reply.kind], reply.body, reply, [], None
 
     async def _read_before_deadline(self, receive) -> bytes:

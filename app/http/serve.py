@@ -16,6 +16,7 @@ import uvicorn
 from .app import JwtSetup, create_app
 from .observe import Metrics, configure_logging
 from .protocol import protocol_class
+from .reload import ReloadSetup
 from .settings import ServiceSettings, SettingsError, load_settings
 
 # The event loop, parser and quiet defaults every server here runs with; bench/servers/ starts the
@@ -106,6 +107,8 @@ def serve(host: str, port: int) -> int:
         max_body_bytes=settings.mcp_max_body_bytes,
         body_timeout_seconds=settings.request_timeout_seconds,
         metrics=metrics,
+        reload=ReloadSetup(settings.policy_file, settings.policy_reload_seconds, settings.router_from)
+        if settings.policy_reload_seconds else None,
     )
     options = {
         **UVICORN_OPTIONS,

@@ -14,12 +14,14 @@ from pydantic import Field, SecretStr, ValidationError, field_validator, model_v
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app.router import Limits, Policy, PolicyError, Router, load_policy
+from app.router.policy import parse_policy
 
 from .oauth import DEFAULT_ALGORITHMS, SIGNING_ALGORITHMS, JwksError, JwtRules, is_loopback
 from .protocol import ConnectionLimits
 
 ENV_PREFIX = "ROUTER_"
 MIN_TOKEN_CHARS = 32
+MIN_RELOAD_SECONDS = 0.2
 
 
 class SettingsError(ValueError):
@@ -75,6 +77,8 @@ class ServiceSettings(RouterSettings):
     max_header_line_bytes: int = Field(8_192, ge=1_024, le=1024 * 1024)
     max_head_bytes: int = Field(32_768, ge=4_096, le=16 * 1024 * 1024)
     metrics_port: int | None = Field(None, ge=1, le=65_535)
+    # SPEC §5.8: 0 is off; else how often ROUTER_POLICY_FILE's content digest is checked.
+    policy_reload_seconds: float = Field(0, ge=0, le=86_400)
     proxy_headers: bool = False
     forwarded_allow_ips: str = "127.0.0.1"
     # SPEC §5.4a, read in the JWT modes only.
@@ -123,6 +127,10 @@ class ServiceSettings(RouterSettings):
             raise ValueError("ROUTER_MCP_ALLOWED_CALLERS: must be empty when ROUTER_MCP_SCOPE_MODE=all")
         if self.mcp_scope_mode == "caller_allowlist" and not self.callers():
             raise ValueError("ROUTER_MCP_ALLOWED_CALLERS: must list at least one role in caller_allowlist mode")
+        if self.policy_reload_seconds and not self.policy_file:
+            raise ValueError("ROUTER_POLICY_RELOAD_SECONDS: needs ROUTER_POLICY_FILE (the shipped policy never changes)")
+        if 0 < self.policy_reload_seconds < MIN_RELOAD_SECONDS:
+            raise ValueError(f"ROUTER_POLICY_RELOAD_SECONDS: must be 0 (off) or at least {MIN_RELOAD_SECONDS}")
         return self
 
     @property
@@ -210,6 +218,12 @@ class ServiceSettings(RouterSettings):
 
     def router(self) -> Router:
         policy = self.load_policy()
+        return Router(policy, self.limits(), self.scope(policy))
+
+    def router_from(self, data: bytes) -> Router:
+        """A policy file's bytes validated as at start-up (``load_policy`` is a read and this
+        ``parse_policy``), with the same limits and scope. Raises PolicyError or SettingsError."""
+        policy = parse_policy(data)
         return Router(policy, self.limits(), self.scope(policy))
 
 

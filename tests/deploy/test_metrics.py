@@ -4,10 +4,12 @@ default.
 With ROUTER_METRICS_PORT set, a mix of requests (success, 401, 403, P0 halt, INVALID_ARGUMENT,
 unknown tool, unknown method, a distinctive Chinese text) is counted exactly in
 `a207_router_requests_total{method,tool,outcome,status}` and timed in
-`a207_router_request_duration_seconds`, and the exposition contains none of the token, the
-argument texts, the header values or the client's unknown names — every label value belongs to a
-fixed category set. Without the variable, the process listens on the service port only and
-GET /metrics there is 404.
+`a207_router_request_duration_seconds`, the decisions in `a207_router_decisions_total{tool,status,
+reason_code}` and the policy in service in `a207_router_policy_info{policy_version}` (SPEC §5.5),
+and the exposition contains none of the token, the argument texts, the header values, the red-flag
+concept ids or the client's unknown names — every label value belongs to a fixed category set (for
+the decisions, the router's own status and reason-code sets). Without the variable, the process
+listens on the service port only and GET /metrics there is 404.
 """
 
 from __future__ import annotations
@@ -19,6 +21,9 @@ from collections import Counter
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
+
+from app.protocol.server import DECISION_STATUSES, DECISION_TOOLS, REASON_CODES
+from app.router import load_policy
 
 from .server import HOST, free_port, get, listening_ports, new_token, post, start_server, tool_call
 
@@ -47,6 +52,13 @@ def scrape(port: int) -> str:
 
 def samples(text: str, name: str) -> list:
     return [s for family in text_string_to_metric_families(text) for s in family.samples if s.name == name]
+
+
+def decision_counts(text: str) -> Counter:
+    return Counter({
+        (s.labels["tool"], s.labels["status"], s.labels["reason_code"]): int(s.value)
+        for s in samples(text, "a207_router_decisions_total")
+    })
 
 
 def request_counts(text: str) -> Counter:
@@ -109,6 +121,7 @@ def test_metrics_count_categories_and_leak_nothing(metrics_server):
     status, body = call(tool_call(7, "route_request", {"text": f"请问{CHINESE}怎么吃", "caller": "nutritionist"}))
     assert status == 200
     route_status = body["result"]["structuredContent"]["status"]
+    route_decision = ("route_request", route_status, body["result"]["structuredContent"]["reason_code"])
     route_outcome = {"halt": "halt:P0"}.get(route_status, route_status)
     if route_status == "denied":
         route_outcome = None  # "denied:<rule>": checked by prefix below
@@ -156,16 +169,36 @@ def test_metrics_count_categories_and_leak_nothing(metrics_server):
     sums = {s.labels["method"]: s.value for s in samples(text, "a207_router_request_duration_seconds_sum")}
     assert all(0 < v < 10 for v in sums.values()), sums
 
+    # ---- the decisions: by tool, status and reason code; the policy in service ----
+    assert decision_counts(text) == Counter({
+        ("check_permission", "proceed", "pass"): 3,
+        ("check_safety_gate", "halt", "p0_emergency"): 1,
+        route_decision: 1,
+    })
+    (info,) = samples(text, "a207_router_policy_info")
+    assert info.labels == {"policy_version": load_policy().policy_version} and info.value == 1
+
     # ---- nothing from the requests appears, and every label value is a category ----
+    concepts = sorted(load_policy().red_flags.concept_ids)
+    assert "seizure" in concepts
     forbidden = [token, ARG_VALUE, ARG_FIELD, LONG_TEXT_WORD, CHINESE, "麒麟", "抽搐", REQUEST_ID, USER_AGENT,
                  ORIGIN, "origin-canary", UNKNOWN_TOOL, UNKNOWN_METHOD, "Bearer", "doctor_assistant",
-                 "parent_assistant", "nutritionist", "a207-lis-mcp"]
+                 "parent_assistant", "nutritionist", "a207-lis-mcp", *concepts]
     for value in forbidden:
         assert value not in text, f"{value!r} leaked into the metrics exposition"
     assert text.isascii(), "non-ASCII text in the exposition"
     for family in text_string_to_metric_families(text):
         for sample in family.samples:
             labels = sample.labels
+            if sample.name.startswith("a207_router_decisions"):
+                assert set(labels) == {"tool", "status", "reason_code"}, labels
+                assert labels["tool"] in DECISION_TOOLS, labels
+                assert labels["status"] in DECISION_STATUSES | {"other"}, labels
+                assert labels["reason_code"] in REASON_CODES | {"other"}, labels
+                continue
+            if sample.name.startswith("a207_router_policy_info"):
+                assert set(labels) == {"policy_version"} and re.fullmatch(r"[A-Za-z0-9._-]+\+[0-9a-f]{12}", labels["policy_version"])
+                continue
             assert labels.get("method", "none") in METHODS, labels
             assert labels.get("tool", "none") in TOOLS | {"none"}, labels
             assert OUTCOME.fullmatch(labels.get("outcome", "ok")), labels

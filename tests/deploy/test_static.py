@@ -782,3 +782,33 @@ def test_compose_gateway_service(compose):
     assert "exec nginx" in script and "daemon off;" in script
     published = [p for p in gateway["ports"]]
     assert all(p.startswith("127.0.0.1:") for p in published), "publish on loopback only"
+
+
+# --------------------------------------------------------------------------------------------
+# policy rollout (SPEC §5.8): the policy file is mounted so that an update reaches the process
+
+
+def test_kubernetes_mounts_the_policy_configmap_with_reloading_on(rendered):
+    pod = only(rendered, "Deployment")["spec"]["template"]["spec"]
+    (container,) = pod["containers"]
+    config = only(rendered, "ConfigMap")["data"]
+    assert float(config["ROUTER_POLICY_RELOAD_SECONDS"]) == 30
+    policy_file = Path(config["ROUTER_POLICY_FILE"])
+    (mount,) = [m for m in container["volumeMounts"] if policy_file.is_relative_to(m["mountPath"])]
+    assert "subPath" not in mount, "a subPath mount never sees a ConfigMap update"
+    assert mount["readOnly"] is True
+    volume = next(v for v in pod["volumes"] if v["name"] == mount["name"])
+    assert volume["configMap"]["name"] == "a207-router-policy"
+    assert volume["configMap"].get("optional") is not True
+    assert [item["path"] for item in volume["configMap"]["items"]] == [str(policy_file.relative_to(mount["mountPath"]))]
+
+
+def test_compose_bind_mounts_the_policy_directory_with_reloading_on(compose):
+    router = compose["services"]["router"]
+    environment = router["environment"]
+    assert float(environment["ROUTER_POLICY_RELOAD_SECONDS"]) == 30
+    policy_file = Path(environment["ROUTER_POLICY_FILE"])
+    mounts = [v.split(":") for v in router["volumes"]]
+    (host, target, mode), = [m for m in mounts if m[1] == str(policy_file.parent)]
+    assert mode == "ro"
+    assert (DEPLOY / host / policy_file.name).is_file(), "the mounted directory holds the policy file"

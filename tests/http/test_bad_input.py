@@ -229,7 +229,7 @@ ROWS = [
     Row("a batch", b"[" + PING + b"]", 400, rpc_code=-32600, id=None),
     Row("an empty batch", b"[]", 400, rpc_code=-32600, id=None),
     Row("params as an array", b'{"jsonrpc":"2.0","id":1,"method":"ping","params":[]}', 400, rpc_code=-32600),
-    Row("unknown method", json.dumps(envelope("server/discover")).encode(), 200, rpc_code=-32601),
+    Row("unknown method", json.dumps(envelope("resources/list")).encode(), 200, rpc_code=-32601),
     Row("unknown tool", call("drop_tables", {}), 200, rpc_code=-32602),
     Row("arguments as an array", call("classify_intent", ["孩子"]), 200, tool_error=("arguments", "must be an object")),
     Row("Origin: null", PING, 403, headers=_with([(b"origin", b"null")])),

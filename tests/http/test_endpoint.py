@@ -45,7 +45,7 @@ STATUS_ROWS = [
     ("6 notification → 202", "POST", JSON, body({"jsonrpc": "2.0", "method": "notifications/initialized"}), True, 202),
     ("6 client response → 202", "POST", JSON, body({"jsonrpc": "2.0", "id": 7, "result": {}}), True, 202),
     ("7 request → 200", "POST", JSON, body(INIT), True, 200),
-    ("7 unknown method → 200 with -32601", "POST", JSON, body({"jsonrpc": "2.0", "id": 2, "method": "server/discover"}), True, 200),
+    ("7 unknown method → 200 with -32601", "POST", JSON, body({"jsonrpc": "2.0", "id": 2, "method": "resources/list"}), True, 200),
     ("Accept is not a gate", "POST", {**JSON, "Accept": "text/event-stream"}, body(INIT), True, 200),
     ("order: bad Origin and no token → 403", "POST", {**JSON, "Origin": "https://evil.example"}, body(INIT), False, 403),
     ("order: no token and bad Content-Type → 401", "POST", {"Content-Type": "text/plain"}, body(INIT), False, 401),
@@ -70,7 +70,7 @@ def test_status_table(service, method, headers, payload, auth, status):
         code = response.json()["error"]["code"]
         assert code in (-32700, -32600)
         assert code == (-32700 if b"{not" in payload or b"\xff" in payload else -32600)
-    if status == 200 and "server/discover" in (payload or b"").decode("utf-8", "replace"):
+    if status == 200 and "resources/list" in (payload or b"").decode("utf-8", "replace"):
         assert response.json()["error"]["code"] == -32601
 
 

@@ -296,6 +296,8 @@ def test_jsonrpc_envelopes(service, data, envelope, ensure_ascii):
     assert response.status == 200 and message["id"] == envelope["id"]
     if method == "initialize":
         assert message["result"]["protocolVersion"] == "2025-06-18"
+    elif method == "server/discover":
+        assert message["result"]["supportedVersions"] == ["2025-06-18"]
     elif method not in ("ping", "tools/list", "tools/call"):
         assert message["error"]["code"] == -32601
     elif method == "tools/call":

@@ -23,6 +23,7 @@ from typing import Any, NamedTuple
 
 import pytest
 
+from app.protocol.server import McpServer
 from app.router import ArgumentError, Router, load_policy
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -253,6 +254,47 @@ def interop_server(tmp_path_factory) -> ServerHandle:
         finally:
             _stop(proc)
     pytest.fail("the server did not start:\n" + "\n".join(failures), pytrace=False)
+
+
+class BeforeDiscover(McpServer):
+    """The server as it was before SPEC §5.2 revision 3: server/discover is an unknown method
+    (-32601). Used to count the requests a client needs to connect, before and after."""
+
+    def handle(self, body: bytes, roles=None):
+        if b'"server/discover"' in body:
+            return super().handle(body.replace(b'"server/discover"', b'"server/unknown"'), roles)
+        return super().handle(body, roles)
+
+
+@pytest.fixture(scope="session")
+def before_discover_server() -> ServerHandle:
+    """Our app with ``BeforeDiscover`` under uvicorn in a thread of this process, on a free port."""
+    import threading
+
+    import uvicorn
+
+    from app.http.app import create_app
+
+    token = secrets.token_urlsafe(32)
+    router = Router(load_policy())
+    app = create_app(router, [token.encode()])
+    app._mcp.server = BeforeDiscover(router)
+    port = _free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host=HOST, port=port, log_level="warning", lifespan="on",
+                                           loop="asyncio", http="httptools", ws="none"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    base = f"http://{HOST}:{port}"
+    deadline = time.monotonic() + START_TIMEOUT_SECONDS
+    while not (_ready(base) and _ours(base, token)):
+        if time.monotonic() > deadline or not thread.is_alive():
+            pytest.fail("the before-discover server did not start", pytrace=False)
+        time.sleep(0.05)
+    try:
+        yield ServerHandle(f"{base}/mcp", token)
+    finally:
+        server.should_exit = True
+        thread.join(STOP_TIMEOUT_SECONDS)
 
 
 def in_process(tool: str, arguments: dict[str, Any], router: Router) -> dict[str, Any]:

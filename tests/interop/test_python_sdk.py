@@ -11,11 +11,17 @@ import asyncio
 import json
 from contextlib import asynccontextmanager
 
+import secrets
+
 import httpx2
 import mcp
 from mcp.client.streamable_http import streamable_http_client
 
-from .conftest import BAD_CALL, FIVE_TOOLS
+from app.http.app import create_app
+from app.router import Router, load_policy
+from tests.http.asgi import Lifespan
+
+from .conftest import BAD_CALL, FIVE_TOOLS, BeforeDiscover
 
 PROTOCOL_VERSION = "2025-06-18"
 SERVER_NAME = "a207-router-mcp"
@@ -66,7 +72,8 @@ def test_initialize_answers_2025_06_18(interop_server):
 
 
 def test_default_client_probes_discover_then_falls_back_to_initialize(interop_server):
-    """`mcp.Client` (mode="auto") sends server/discover first; -32601 sends it to initialize."""
+    """`mcp.Client` (mode="auto") sends server/discover first; our answer lists 2025-06-18 only, which
+    the SDK (mcp/client/_probe.py, negotiate_auto) reads as a legacy advertisement: initialize."""
     url, token = interop_server
     seen: list[tuple[str, str | None]] = []
 
@@ -83,6 +90,62 @@ def test_default_client_probes_discover_then_falls_back_to_initialize(interop_se
     _run(scenario())
     posted = [method for verb, method in seen if verb == "POST"]
     assert posted[:3] == ["server/discover", "initialize", "notifications/initialized"], seen
+
+
+# ---------------------------------------------------------------------------------------------
+# Requests per connect, before and after server/discover was answered (SPEC §5.2 revision 3)
+# ---------------------------------------------------------------------------------------------
+
+
+def _connect_requests(before: bool) -> tuple[list[str], list]:
+    """The HTTP requests `mcp.Client` (mode="auto", the default) sends to connect, in process (httpx2's
+    ASGI transport), and what it answered the discover probe with."""
+    token = secrets.token_urlsafe(32).encode()
+    router = Router(load_policy())
+    app = create_app(router, [token])
+    if before:
+        app._mcp.server = BeforeDiscover(router)
+    seen: list = []
+    answers: list = []
+
+    async def record(request: httpx2.Request) -> None:
+        body = json.loads(request.content) if request.method == "POST" and request.content else {}
+        seen.append(f"{request.method} {body.get('method')}")
+
+    async def answer(response: httpx2.Response) -> None:
+        await response.aread()
+        if b"supportedVersions" in response.content or b"-32601" in response.content:
+            answers.append(json.loads(response.content).get("result", {}).get("supportedVersions", "-32601"))
+
+    async def scenario():
+        async with Lifespan(app):
+            transport = httpx2.ASGITransport(app=app)
+            async with httpx2.AsyncClient(transport=transport, base_url="http://router.test",
+                                          headers={"Authorization": f"Bearer {token.decode()}"},
+                                          event_hooks={"request": [record], "response": [answer]}) as http:
+                async with mcp.Client(streamable_http_client("http://router.test/mcp", http_client=http),
+                                      read_timeout_seconds=TIMEOUT_SECONDS) as client:
+                    assert client.protocol_version == PROTOCOL_VERSION
+                    assert client.server_info is not None and client.server_info.name == SERVER_NAME
+                    tools = await client.list_tools()
+                    assert {t.name for t in tools.tools} == FIVE_TOOLS
+        # The connect is everything before the first request of the session's own (the
+        # initialized notification may leave after __aenter__ returned).
+        return seen[:seen.index("POST tools/list")]
+
+    return _run(scenario()), answers
+
+
+def test_requests_per_connect_are_no_more_than_before():
+    """Before: discover → -32601 → initialize → initialized. After: discover → supportedVersions
+    ["2025-06-18"] → initialize → initialized. The same three requests; the probe now succeeds."""
+    before, before_answers = _connect_requests(before=True)
+    after, after_answers = _connect_requests(before=False)
+    expected = ["POST server/discover", "POST initialize", "POST notifications/initialized"]
+    assert before == expected, before
+    assert after == expected, after
+    assert len(after) <= len(before) == 3
+    assert (before_answers, after_answers) == (["-32601"], [["2025-06-18"]])
 
 
 def test_tools_list_is_exactly_the_five_tools(interop_server):

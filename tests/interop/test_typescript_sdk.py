@@ -1,5 +1,8 @@
 """The official TypeScript MCP client (@modelcontextprotocol/sdk, pinned in ts/package-lock.json)
-against the real server over HTTP, through ts/client.mjs.
+against the real server over HTTP, through ts/client.mjs; and its 2.x successor
+(@modelcontextprotocol/client, also pinned) through ts/client2.mjs, connecting with its default
+negotiation and with mode 'auto' (server/discover first), before and after server/discover was
+answered: the requests it needs to connect are counted.
 
 Needs node and npm. On CI (CI=true) their absence is a failure; locally the module is skipped.
 node_modules is installed with `npm ci` from the lock file when it is missing or stale, under a file
@@ -24,7 +27,8 @@ from .conftest import ACK_ROUND_TRIP, BAD_CALL, CALLS, CONFIRM_ROUND_TRIP, FIVE_
 TS_DIR = Path(__file__).resolve().parent / "ts"
 SDK = "@modelcontextprotocol/sdk"
 # Everything `npm ci` must have installed: the SDK, and the authorization server of the OAuth tests.
-PACKAGES = (SDK, "oidc-provider")
+SDK2 = "@modelcontextprotocol/client"
+PACKAGES = (SDK, SDK2, "oidc-provider")
 NPM_CI_TIMEOUT_SECONDS = 120
 CLIENT_TIMEOUT_SECONDS = 60
 
@@ -187,3 +191,55 @@ def test_severity_confirmation_round_trip(ts_output, interop_cases):
     confirmed = CALLS[CONFIRM_ROUND_TRIP[1]].arguments["confirmed_red_flags"]
     assert sorted({q["concept"] for q in first["severity_questions"]}) == confirmed
     assert (second["status"], second["reason_code"]) == ("halt", "p0_emergency")
+
+
+# ---------------------------------------------------------------------------------------------
+# @modelcontextprotocol/client 2.x: requests per connect, before and after server/discover
+# ---------------------------------------------------------------------------------------------
+
+
+def _run_client2(server) -> dict:
+    node = _tool("node")
+    _ensure_node_modules(_tool("npm"))
+    url, token = server
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ROUTER_")}
+    env["MCP_BEARER_TOKEN"] = token
+    try:
+        done = subprocess.run([node, str(TS_DIR / "client2.mjs"), url], cwd=TS_DIR, env=env, stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, timeout=CLIENT_TIMEOUT_SECONDS)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"client2.mjs did not finish in {CLIENT_TIMEOUT_SECONDS} s", pytrace=False)
+    if done.returncode != 0:
+        pytest.fail(f"client2.mjs failed ({done.returncode}):\n{done.stderr[-4000:]}", pytrace=False)
+    return json.loads(done.stdout)
+
+
+def _connect(run: dict) -> list[str]:
+    """The POSTs of the connect: all before the session's first tools/list. (The client also opens
+    its SSE stream with a GET, answered 405, once per session: counted apart, it may race the list.)"""
+    first = next(i for i, (verb, method, _) in enumerate(run["http"]) if method == "tools/list")
+    return [f"{verb} {method} {status}" for verb, method, status in run["http"][:first] if verb == "POST"]
+
+
+def _gets(run: dict) -> list[int]:
+    return [status for verb, _, status in run["http"] if verb == "GET"]
+
+
+def test_client2_connects_with_no_more_requests_than_before(interop_server, before_discover_server):
+    after = _run_client2(interop_server)
+    before = _run_client2(before_discover_server)
+    assert after["sdkVersion"] == _locked_version(SDK2) and after["sdkVersion"].startswith("2.")
+    for output in (before, after):
+        for mode, run in output["runs"].items():
+            assert run["protocolVersion"] == "2025-06-18", mode
+            assert run["serverName"] == "a207-router-mcp" and "route_request" in run["instructions"], mode
+            assert sorted(run["tools"]) == sorted(FIVE_TOOLS) and run["allow"] is True, mode
+    handshake = ["POST initialize 200", "POST notifications/initialized 202"]
+    # The default negotiation of 2.4.0 is 'legacy': it never probes, before or after.
+    assert _connect(before["runs"]["default"]) == _connect(after["runs"]["default"]) == handshake
+    # mode 'auto' probes first: -32601 before, our 2025-06-18-only answer after; both fall back.
+    assert _connect(before["runs"]["auto"]) == ["POST server/discover 200", *handshake]
+    assert _connect(after["runs"]["auto"]) == ["POST server/discover 200", *handshake]
+    assert len(_connect(after["runs"]["auto"])) <= len(_connect(before["runs"]["auto"]))
+    for mode in ("default", "auto"):
+        assert _gets(before["runs"][mode]) == _gets(after["runs"][mode]) == [405], mode
