@@ -80,13 +80,20 @@ class Mention(NamedTuple):
     concept: str
 
 
-def contexts(rules: ContextRules, text: str, mentions: list[Mention], caller: str | None) -> list[str]:
+def contexts(
+    rules: ContextRules, text: str, mentions: list[Mention], caller: str | None, stated: list[bool] | None = None
+) -> list[str]:
     """The context of each mention (sorted, non-overlapping), for ``caller`` (None: no caller, as in
-    classify_intent, where 我 is never the patient)."""
+    classify_intent, where 我 is never the patient). ``stated``, when given, is filled with whether
+    each mention is told as an event (a manner cue or 了, a recurrence, a habitual cue, a now cue or a
+    part of today in its clause): the symptom check reads it (SPEC §4.7 revision 3: a symptom told
+    as an event under a question's cue, or one that keeps coming back, is the child's now)."""
     cues, mentions = _cues(rules, text, mentions)
     if any(h.payload.kind == "then" for h in cues):
         cues = _anchored(cues)
     if not cues:
+        if stated is not None:
+            stated.extend([False] * len(mentions))
         return [CURRENT] * len(mentions)  # no cue and no subject word: nothing moves the default
     bounds = [(m.start(), m.group(1) is None) for m in _BOUNDARY.finditer(text)]
     # Only a past scope and an after-cue ask which clauses speak of now; most texts have neither.
@@ -113,6 +120,8 @@ def contexts(rules: ContextRules, text: str, mentions: list[Mention], caller: st
         else:
             walk.cue(cues[c])
             c += 1
+    if stated is not None:
+        stated.extend(walk.stated())
     return walk.decide()
 
 
@@ -313,6 +322,10 @@ class _Walk:
         while self.next_patient < len(patients) and patients[self.next_patient] < position:
             self.next_patient += 1
         return self.next_patient < len(patients) and patients[self.next_patient] < self.clause_end
+
+    def stated(self) -> list[bool]:
+        now = self.now_clauses | self.clauses_of_now
+        return [self.manner[i] or self.habitual[i] or self.where[i][1] in now for i in range(len(self.mentions))]
 
     def decide(self) -> list[str]:
         out: list[str] = []
