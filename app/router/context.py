@@ -81,14 +81,16 @@ class Mention(NamedTuple):
 
 
 def contexts(
-    rules: ContextRules, text: str, mentions: list[Mention], caller: str | None, stated: list[bool] | None = None
+    rules: ContextRules, text: str, mentions: list[Mention], caller: str | None, stated: list[bool] | None = None,
+    scanned: list[Hit] | None = None,
 ) -> list[str]:
     """The context of each mention (sorted, non-overlapping), for ``caller`` (None: no caller, as in
     classify_intent, where 我 is never the patient). ``stated``, when given, is filled with whether
     each mention is told as an event (a manner cue or 了, a recurrence, a habitual cue, a now cue or a
     part of today in its clause): the symptom check reads it (SPEC §4.7 revision 3: a symptom told
-    as an event under a question's cue, or one that keeps coming back, is the child's now)."""
-    cues, mentions = _cues(rules, text, mentions)
+    as an event under a question's cue, or one that keeps coming back, is the child's now).
+    ``scanned``: the cue lexicon's hits on ``text`` when the caller has them (two walks, one scan)."""
+    cues, mentions = _cues(rules, text, mentions, scanned)
     if any(h.payload.kind == "then" for h in cues):
         cues = _anchored(cues)
     if not cues:
@@ -352,12 +354,14 @@ class _Walk:
         return out
 
 
-def _cues(rules: ContextRules, text: str, mentions: list[Mention]) -> tuple[list[Hit], list[Mention]]:
+def _cues(
+    rules: ContextRules, text: str, mentions: list[Mention], scanned: list[Hit] | None = None
+) -> tuple[list[Hit], list[Mention]]:
     """Cue and subject words in text order, leftmost-longest among them (目前天 is 目前, 没有过 a
     negation), none inside a term (terms match first: the 不 of 叫不醒 is not a negation). A pattern
     never swallows a negation in its gap (嘴唇不发紫): the mention then starts after the cue, which
     negates it as any cue before a mention does. Returns the cues and the mentions so placed."""
-    hits = rules.lexicon.scan(text).group("ctx")
+    hits = scanned if scanned is not None else rules.lexicon.scan(text).group("ctx")
     for pattern, cue, needed in rules.patterns:
         if needed not in text:
             continue  # patterns.required_char: one C look spares most texts the scan

@@ -597,7 +597,8 @@ def _compile(spec: PolicyFile, digest: str) -> Policy:
     # SPEC §4.7 revision 3: the symptom families' words, payload their concept; None for a phrase
     # that only hides the word inside it. Scanned in the same pass as every other word (text view).
     symptoms = spec.symptoms
-    symptom_groups: _Groups = {"symptom": [(fold(t), f.concept) for f in symptoms.families for t in f.terms]
+    taken = {fold(t) for c in spec.p0.concepts for t in c.terms + c.soft_terms} | {fold(t) for t in spec.p0.safe_phrases}
+    symptom_groups: _Groups = {"symptom": [(fold(t), f.concept) for f in symptoms.families for t in f.all_terms(taken)]
                                + [(fold(t), None) for t in symptoms.not_inside]} if symptoms else {}
     mx1, mx2 = spec.rules.mx1, spec.rules.mx2
     return Policy(

@@ -8,7 +8,7 @@ clause, a cue word with two roles, a ``not_inside`` word that hides nothing).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field as dataclass_field
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
@@ -101,11 +101,31 @@ class SymptomConceptEntry(_Strict):
     stands_for: list[Name] = []
 
 
+class CompoundEntry(_Strict):
+    """Terms spelled as every ``first`` + (nothing or one of ``middle``) + ``last``: 肚子有点疼."""
+
+    first: Terms
+    middle: list[NonEmpty] = []
+    last: Terms
+
+    def terms(self) -> list[str]:
+        return [f + m + t for f in self.first for m in ["", *self.middle] for t in self.last]
+
+
 class SymptomFamilyEntry(_Strict):
     name: Name
     concept: SymptomId
     terms: Terms
     patterns: dict[Name, NonEmpty] = {}
+    # Terms a list would spell out by the hundred (a body part, a qualifier, a pain word); one that is
+    # a P0 term or another family's stays theirs (the red flag takes it anyway).
+    compounds: list[CompoundEntry] = []
+
+    def all_terms(self, taken: set[str]) -> list[str]:
+        """The family's terms, then its compounds' not in ``taken`` (folded P0 terms) or listed."""
+        listed = {fold(t) for t in self.terms}
+        spelled = [t for c in self.compounds for t in c.terms() if fold(t) not in taken and fold(t) not in listed]
+        return self.terms + list(dict.fromkeys(spelled))
 
 
 class SymptomsEntry(_Strict):
@@ -397,7 +417,7 @@ class RedFlagRules:
     # concepts whose severity question its acknowledgement answers. Their questions are in
     # ``severity_questions``.
     symptom_concepts: frozenset[str] = frozenset()
-    stands_for: dict[str, frozenset[str]] = field(default_factory=dict)
+    stands_for: dict[str, frozenset[str]] = dataclass_field(default_factory=dict)
 
 
 _CN = "零一二两三四五六七八九十"

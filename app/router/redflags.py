@@ -82,15 +82,16 @@ def red_flags(
     if symptoms:
         # A red-flag mention covers every symptom word it overlaps (吐血 is gi_bleeding, not vomiting).
         symptoms = _uncovered(_longest(sorted(symptoms)), mentions)
-    flags = _flags(rules, mentions, contexts(rules.context, text, mentions, caller)) if mentions else []
     if not symptoms:
-        return flags, []
+        return (_flags(rules, mentions, contexts(rules.context, text, mentions, caller)) if mentions else []), []
+    scanned = rules.context.lexicon.scan(text).group("ctx")  # one cue scan for both walks
+    flags = _flags(rules, mentions, contexts(rules.context, text, mentions, caller, None, scanned)) if mentions else []
     # The symptoms' contexts from a walk over both kinds (a negation carries along an enumeration of
     # either: 没有抽搐、发烧); the red flags keep their own walk, where no symptom word hides a cue
     # (一发烧就抽搐 stays habitual).
     both = sorted(mentions + symptoms) if mentions else symptoms
     stated: list[bool] = []
-    found_both = contexts(rules.context, text, both, caller, stated)
+    found_both = contexts(rules.context, text, both, caller, stated, scanned)
     current = [
         Flag(m.concept, m.term, CURRENT)
         for m, c, told in zip(both, found_both, stated)
