@@ -117,6 +117,8 @@ def contexts(
         walk.mention(index, mention)
     while b < nb or c < nc:  # after-cues may follow the last mention
         if b < nb and (c >= nc or bounds[b][0] <= cues[c].start):
+            if bounds[b][1]:
+                break  # its sentence has ended: nothing after it reads back (after-cues, now cues stay in it)
             walk.boundary(bounds[b][1], bounds[b + 1][0] if b + 1 < nb else end)
             b += 1
         else:
