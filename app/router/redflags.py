@@ -86,6 +86,9 @@ def red_flags(
         return (_flags(rules, mentions, contexts(rules.context, text, mentions, caller)) if mentions else []), []
     scanned = rules.context.lexicon.scan(text).group("ctx")  # one cue scan for both walks
     flags = _flags(rules, mentions, contexts(rules.context, text, mentions, caller, None, scanned)) if mentions else []
+    soft = rules.soft_terms
+    if any(f.context == CURRENT and f.term not in soft for f in flags):
+        return flags, []  # a current hard red flag halts whatever else the text says: no symptom is asked
     # The symptoms' contexts from a walk over both kinds (a negation carries along an enumeration of
     # either: 没有抽搐、发烧); the red flags keep their own walk, where no symptom word hides a cue
     # (一发烧就抽搐 stays habitual).
