@@ -93,10 +93,12 @@ def contexts(
     cues, mentions = _cues(rules, text, mentions, scanned)
     if any(h.payload.kind == "then" for h in cues):
         cues = _anchored(cues)
-    if not cues:
+    if not cues or not any(h.payload.kind in _MOVING for h in cues):
+        # no cue and no subject word that can move a mention off the default (孩子, 了, 现在 cannot):
+        # every mention is current, and whether it was told is not read
         if stated is not None:
             stated.extend([False] * len(mentions))
-        return [CURRENT] * len(mentions)  # no cue and no subject word: nothing moves the default
+        return [CURRENT] * len(mentions)
     bounds = [(m.start(), m.group(1) is None) for m in _BOUNDARY.finditer(text)]
     # Only a past scope and an after-cue ask which clauses speak of now; most texts have neither.
     speaking = (_clauses_of_now(cues, bounds) if any(h.payload.kind == "past" or h.payload.direction == "after" for h in cues)
@@ -130,6 +132,9 @@ def contexts(
 
 
 _SPEAKS_OF_NOW = frozenset(("now", "now_clause", "ongoing"))
+# The cue and subject kinds that can make a mention anything but current (decide(): negated, another
+# person's, past, hypothetical or habitual; 当时 may be a past cue). Without one, the walk is not needed.
+_MOVING = frozenset(("negation", "past", "hypothetical", "habitual", "other", "self", "third", "then"))
 
 
 def _clauses_of_now(cues: list[Hit], bounds: list[tuple[int, bool]]) -> frozenset[int]:
