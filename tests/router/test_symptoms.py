@@ -192,6 +192,49 @@ def test_no_current_symptom_of_the_patient_asks_nothing(router: Router, text):
     assert not [f for f in result.red_flags if f.concept.startswith("symptom.")]
 
 
+# Every family both ways: negated, another person's or past, it asks no symptom question (a red flag
+# of the same words may still ask whether it is happening now: 我姐姐脚踝肿了 is severe_edema's).
+NOT_THE_CHILDS_NOW = [
+    ("vomiting negated", "孩子今天没有呕吐"),
+    ("vomiting, another family's child", "邻居家小孩老想吐"),
+    ("diarrhoea negated", "宝宝没有腹泻"),
+    ("diarrhoea, a colleague's", "我同事这两天拉肚子"),
+    ("cough family: a past pneumonia", "女儿前年得过肺炎"),
+    ("cough family: a husband's cold", "我老公感冒了"),
+    ("feeding negated", "孩子最近没有食欲下降"),
+    ("feeding, a mother's", "我妈最近没胃口"),
+    ("spirits negated", "孩子没有不舒服"),
+    ("spirits, a father's", "我爸这几天很累"),
+    ("pain negated", "孩子没有肚子疼"),
+    ("pain, a wife's", "我老婆头疼"),
+    ("breathing negated", "孩子没有喘"),
+    ("breathing, a colleague's child", "同事的孩子晚上喘得很"),
+    ("urine negated", "孩子没有尿频"),
+    ("urine, a friend's daughter", "朋友的女儿尿里有泡沫"),
+    ("swelling negated", "孩子没有浮肿"),
+    ("swelling, a sister's", "我姐姐脚踝肿了"),
+    ("swelling in the past", "孩子以前腿肿过"),
+    ("bleeding negated", "孩子没有流血"),
+    ("bleeding, a classmate's", "我同学牙龈出血"),
+    ("skin negated", "孩子身上没有红疹"),
+    ("skin, a cousin's", "表哥起了疹子"),
+    ("skin in the past", "去年孩子出过疹子"),
+    ("movements negated", "孩子没有发抖"),
+    ("movements, a grandmother's", "奶奶的手一直发抖"),
+    ("dialysis negated", "孩子的腹透出口处没有发红"),
+    ("dialysis, a neighbour's child", "邻居家孩子内瘘那里有点疼"),
+    ("transplant negated", "孩子没有排异"),
+    ("transplant, a relative's child", "亲戚家孩子有排异"),
+]
+
+
+@pytest.mark.parametrize("text", [r[1] for r in NOT_THE_CHILDS_NOW], ids=[r[0] for r in NOT_THE_CHILDS_NOW])
+def test_a_symptom_not_of_the_child_now_asks_no_symptom_question(router: Router, text):
+    result = router.route_request(text, PARENT, "P0001")
+    assert result.status != "halt" and result.reason_code != "p0_confirm_symptom", result.red_flags
+    assert not [f for f in result.red_flags if f.concept.startswith("symptom.")]
+
+
 def test_another_persons_symptom_is_the_patients_for_the_child_companion(router: Router, policy):
     asks_the_family(router, policy, "我发烧了", GENERAL, caller="child_companion")
     assert router.route_request("我发烧了", PARENT, "P0001").status not in ("halt", "confirm")
