@@ -79,7 +79,7 @@ ASKS = [
 ASKS += [
     ("breathing: wheezing in English", "my son is wheezing", "symptom.breathing"),
     ("breathing: out of breath after running", "宝宝跑完步就喘", "symptom.breathing"),
-    ("breathing in toneless pinyin", "haizi chuan", "symptom.breathing"),
+    ("breathing in toneless pinyin", "haizi qichuan", "symptom.breathing"),
     ("swelling: puffy", "孩子这两天有点浮肿", "symptom.swelling"),
     ("swelling: weight gained fast", "宝宝体重涨得很快", "symptom.swelling"),
 ]
@@ -144,6 +144,8 @@ NOT_A_MENTION = [
     ("a video app is no tremor", "抖音上说的"),
     ("a tumour is no swelling", "肿瘤科的医生说的"),
     ("feverfew is no fever (whole words)", "my son has a feverfew tea"),
+    ("pinyin that names something else: 留学", "wo xiang qu liuxue"),
+    ("an English word that is pinyin too: a bus fare", "the bus fare went up"),
     ("handling a PD bag names nothing wrong", "腹透液混合好了再加热"),
     ("how to tell fast breathing", "呼吸快不快怎么看"),
     ("bed-wetting is rare", "孩子现在很少尿床了"),
