@@ -26,6 +26,7 @@ SECTION_TITLES = {
     "write_tools": "Write tools",
     "p0": "Red flags: safe phrases, critical values and thresholds, concepts with their terms and patterns",
     "context": "Red flags in context: subject words, cues and pseudo-cues",
+    "symptoms": "Symptom check: families, their words and questions (SPEC §4.7 revision 3)",
     "staging": "Staging family (MX-1)",
     "intents": "Intents and their keywords",
     "route": "Route: required slots, session-only callers",

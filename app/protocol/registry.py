@@ -26,7 +26,8 @@ DESCRIPTIONS = {
         "hand over to `delegate_to` if set), 'review' (rules could not decide: classify softly, then "
         "call check_safety_gate again), 'confirm' (a red flag is mentioned but not as happening now — ask "
         "the user whether it is happening to the patient now — or a mild form of one is, reason_code "
-        "p0_confirm_severity — ask each of `severity_questions`; if yes, call again with the concept ids in "
+        "p0_confirm_severity, or a symptom of the child is, reason_code p0_confirm_symptom — ask all of "
+        "`severity_questions` in one turn; if yes, call again with the concept ids in "
         "`confirmed_red_flags` (it halts); if not, with them in `acknowledged_red_flags`) or 'halt' (medical "
         "emergency: stop all business calls and escalate). Text never overrides the session patient or the caller role."
     ),

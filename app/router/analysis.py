@@ -42,6 +42,9 @@ class Analysis:
     soft_current: list[str]  # distinct concepts of the current soft mentions not confirmed: these ask severity
     staging: list[str]
     writes: list[WriteRef]
+    # SPEC §4.7 revision 3: the current symptom mentions about the patient that no red flag covers
+    # (concept "symptom.<family>"); not confirmed, they ask their family's question.
+    symptoms: list[Flag]
 
 
 def analyze(
@@ -64,11 +67,14 @@ def analyze(
     # Most texts have no red-flag, staging, critical or write word: ``get`` spares empty lists.
     get, get_squashed = hits.get, squashed.get
     critical = _critical_values(policy, v.text, hits) if "critical" in hits else []
-    flags = red_flags(policy.red_flags, v, hits, squashed, critical, caller, read_values(v, hits))
+    flags, symptoms = red_flags(policy.red_flags, v, hits, squashed, critical, caller, read_values(v, hits))
     current, soft_current = _halting(policy, flags, confirmed) if flags else ([], [])
+    if symptoms and confirmed:
+        # a confirmed family halts (the user said yes to its question)
+        current += [f.term for f in symptoms if f.concept in confirmed and f.term not in current]
     staging = _terms(get("staging"), get_squashed("staging"))
     writes = _writes(policy, v.text, hits, squashed) if "write" in hits or "write" in squashed or "_" in v.text else []
-    return Analysis(v, hits, squashed, flags, current, soft_current, staging, writes)
+    return Analysis(v, hits, squashed, flags, current, soft_current, staging, writes, symptoms)
 
 
 def _halting(policy: Policy, flags: list[Flag], confirmed: frozenset[str]) -> tuple[list[str], list[str]]:

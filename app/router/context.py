@@ -80,14 +80,25 @@ class Mention(NamedTuple):
     concept: str
 
 
-def contexts(rules: ContextRules, text: str, mentions: list[Mention], caller: str | None) -> list[str]:
+def contexts(
+    rules: ContextRules, text: str, mentions: list[Mention], caller: str | None, stated: list[bool] | None = None,
+    scanned: list[Hit] | None = None,
+) -> list[str]:
     """The context of each mention (sorted, non-overlapping), for ``caller`` (None: no caller, as in
-    classify_intent, where 我 is never the patient)."""
-    cues, mentions = _cues(rules, text, mentions)
+    classify_intent, where 我 is never the patient). ``stated``, when given, is filled with whether
+    each mention is told as an event (a manner cue or 了, a recurrence, a habitual cue, a now cue or a
+    part of today in its clause): the symptom check reads it (SPEC §4.7 revision 3: a symptom told
+    as an event under a question's cue, or one that keeps coming back, is the child's now).
+    ``scanned``: the cue lexicon's hits on ``text`` when the caller has them (two walks, one scan)."""
+    cues, mentions = _cues(rules, text, mentions, scanned)
     if any(h.payload.kind == "then" for h in cues):
         cues = _anchored(cues)
-    if not cues:
-        return [CURRENT] * len(mentions)  # no cue and no subject word: nothing moves the default
+    if not cues or not any(h.payload.kind in _MOVING for h in cues):
+        # no cue and no subject word that can move a mention off the default (孩子, 了, 现在 cannot):
+        # every mention is current, and whether it was told is not read
+        if stated is not None:
+            stated.extend([False] * len(mentions))
+        return [CURRENT] * len(mentions)
     bounds = [(m.start(), m.group(1) is None) for m in _BOUNDARY.finditer(text)]
     # Only a past scope and an after-cue ask which clauses speak of now; most texts have neither.
     speaking = (_clauses_of_now(cues, bounds) if any(h.payload.kind == "past" or h.payload.direction == "after" for h in cues)
@@ -108,15 +119,22 @@ def contexts(rules: ContextRules, text: str, mentions: list[Mention], caller: st
         walk.mention(index, mention)
     while b < nb or c < nc:  # after-cues may follow the last mention
         if b < nb and (c >= nc or bounds[b][0] <= cues[c].start):
+            if bounds[b][1]:
+                break  # its sentence has ended: nothing after it reads back (after-cues, now cues stay in it)
             walk.boundary(bounds[b][1], bounds[b + 1][0] if b + 1 < nb else end)
             b += 1
         else:
             walk.cue(cues[c])
             c += 1
+    if stated is not None:
+        stated.extend(walk.stated())
     return walk.decide()
 
 
 _SPEAKS_OF_NOW = frozenset(("now", "now_clause", "ongoing"))
+# The cue and subject kinds that can make a mention anything but current (decide(): negated, another
+# person's, past, hypothetical or habitual; 当时 may be a past cue). Without one, the walk is not needed.
+_MOVING = frozenset(("negation", "past", "hypothetical", "habitual", "other", "self", "third", "then"))
 
 
 def _clauses_of_now(cues: list[Hit], bounds: list[tuple[int, bool]]) -> frozenset[int]:
@@ -314,6 +332,10 @@ class _Walk:
             self.next_patient += 1
         return self.next_patient < len(patients) and patients[self.next_patient] < self.clause_end
 
+    def stated(self) -> list[bool]:
+        now = self.now_clauses | self.clauses_of_now
+        return [self.manner[i] or self.habitual[i] or self.where[i][1] in now for i in range(len(self.mentions))]
+
     def decide(self) -> list[str]:
         out: list[str] = []
         ongoing = self.ongoing
@@ -339,12 +361,14 @@ class _Walk:
         return out
 
 
-def _cues(rules: ContextRules, text: str, mentions: list[Mention]) -> tuple[list[Hit], list[Mention]]:
+def _cues(
+    rules: ContextRules, text: str, mentions: list[Mention], scanned: list[Hit] | None = None
+) -> tuple[list[Hit], list[Mention]]:
     """Cue and subject words in text order, leftmost-longest among them (目前天 is 目前, 没有过 a
     negation), none inside a term (terms match first: the 不 of 叫不醒 is not a negation). A pattern
     never swallows a negation in its gap (嘴唇不发紫): the mention then starts after the cue, which
     negates it as any cue before a mention does. Returns the cues and the mentions so placed."""
-    hits = rules.lexicon.scan(text).group("ctx")
+    hits = scanned if scanned is not None else rules.lexicon.scan(text).group("ctx")
     for pattern, cue, needed in rules.patterns:
         if needed not in text:
             continue  # patterns.required_char: one C look spares most texts the scan

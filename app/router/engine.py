@@ -94,7 +94,7 @@ class Router:
         self.limits = limits
         self.scope = scope
         self.policy_version = policy.policy_version
-        self._concepts = frozenset(policy.red_flags.concept_ids)
+        self._concepts = frozenset(policy.red_flags.concept_ids) | policy.red_flags.symptom_concepts
         self._slots = SlotExtractor(policy)
         zone = ZoneInfo(limits.timezone)
         self._today = today or (lambda: datetime.now(zone).date())
@@ -235,7 +235,7 @@ class Router:
             route.gate = self._gate_result(denial, resolution, route.red_flags)
             route.mcp = resolution.mcp or route.mcp
             return route.done("denied", denial.reason_code, denial.reason)
-        ask = p0_ask(analysis, acknowledged)
+        ask = p0_ask(analysis, acknowledged, self.policy.red_flags.stands_for)
         if ask:
             route.mcp = None  # nothing is decided until the user answers
             route.questions = self._questions(ask.matched_concepts)
@@ -296,18 +296,24 @@ class Router:
         return [_question({"concept": c, "question": asked[c]}) for c in concepts]
 
     def _red_flags(self, analysis: Analysis, acknowledged: frozenset[str]) -> list[RedFlag]:
-        """The result's ``red_flags``: every mention, marked when its concept is acknowledged."""
-        if not analysis.red_flags:
+        """The result's ``red_flags``: every mention, marked when its concept is acknowledged; then
+        the current symptom mentions (SPEC §4.7 revision 3: soft, they ask and never halt alone)."""
+        if not analysis.red_flags and not analysis.symptoms:
             return []
         soft = self.policy.red_flags.soft_terms
         return [
             _red_flag({"concept": f.concept, "term": f.term, "context": f.context,
                        "acknowledged": f.concept in acknowledged, "soft": f.term in soft})
             for f in dict.fromkeys(analysis.red_flags)  # the same mention twice is reported once
+        ] + [
+            _red_flag({"concept": f.concept, "term": f.term, "context": f.context,
+                       "acknowledged": f.concept in acknowledged, "soft": True})
+            for f in analysis.symptoms
         ]
 
     def _gate_result(self, verdict: Verdict, resolution: Resolution, red_flags: list[RedFlag]) -> GateResult:
-        severity = self._questions(verdict.matched_concepts) if verdict.reason_code == "p0_confirm_severity" else []
+        severity = (self._questions(verdict.matched_concepts)
+                    if verdict.reason_code in ("p0_confirm_severity", "p0_confirm_symptom") else [])
         return _gate_result({
             "allow": verdict.allow,
             "reason": verdict.reason,

@@ -9,6 +9,7 @@ shares the MX-3 and matrix steps, so a write tool is decided the same way by bot
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from .analysis import Analysis, WriteRef, is_write_looking, lookup_write_tool
@@ -41,7 +42,7 @@ class Verdict:
     limited_view: bool = False
     write_tool: str | None = None
     matched: list[str] = field(default_factory=list)
-    matched_concepts: list[str] = field(default_factory=list)  # p0_confirm_severity: whose question to ask
+    matched_concepts: list[str] = field(default_factory=list)  # p0_confirm_severity / _symptom: whose question to ask
 
 
 def resolve(policy: Policy, analysis: Analysis, classification: Classification | None = None) -> Resolution:
@@ -95,23 +96,46 @@ def unacknowledged(analysis: Analysis, acknowledged: frozenset[str]) -> list[str
     ))
 
 
-def unanswered_severity(analysis: Analysis, acknowledged: frozenset[str]) -> list[str]:
+def unanswered_severity(
+    analysis: Analysis, acknowledged: frozenset[str], stands_for: Mapping[str, frozenset[str]] | None = None
+) -> list[str]:
     """Concepts of the current soft mentions whose severity the user has not answered: these ask
-    their severity question (SPEC §4.7 "Soft signs ask")."""
+    their severity question (SPEC §4.7 "Soft signs ask"). An acknowledged symptom concept answers
+    the severity questions it ``stands_for`` (symptom.general: IMCI's general danger signs)."""
+    if stands_for and acknowledged:
+        answered = set(acknowledged)
+        for concept in acknowledged:
+            answered |= stands_for.get(concept, frozenset())
+        return [c for c in analysis.soft_current if c not in answered]
     return [c for c in analysis.soft_current if c not in acknowledged]
 
 
-def p0_ask(analysis: Analysis, acknowledged: frozenset[str]) -> Verdict | None:
+def unasked_symptoms(analysis: Analysis, acknowledged: frozenset[str]) -> list[str]:
+    """Symptom concepts of the current symptom mentions not acknowledged, in text order: each asks
+    its family's question, all in one turn (SPEC §4.7 revision 3)."""
+    return list(dict.fromkeys([f.concept for f in analysis.symptoms if f.concept not in acknowledged]))
+
+
+def p0_ask(
+    analysis: Analysis, acknowledged: frozenset[str], stands_for: Mapping[str, frozenset[str]] | None = None
+) -> Verdict | None:
     """P0's questions once nothing halts: a current soft mention whose severity is unanswered asks
-    its severity question; any other red flag not acknowledged asks whether it is happening now.
-    Shared by the gate and route_request (which puts the caller check before it, SPEC §4.5)."""
-    severity = unanswered_severity(analysis, acknowledged) if analysis.soft_current else []
+    its severity question; then a current symptom family not acknowledged asks its question; then
+    any other red flag not acknowledged asks whether it is happening now. Shared by the gate and
+    route_request (which puts the caller check before it, SPEC §4.5)."""
+    severity = unanswered_severity(analysis, acknowledged, stands_for) if analysis.soft_current else []
     if severity:
         return Verdict(False, "P0_CONFIRM", "p0_confirm_severity",
                        "a mild form of a danger sign is mentioned: ask its severity question",
                        matched=list(dict.fromkeys([f.term for f in analysis.red_flags
                                                    if f.context == "current" and f.concept in severity])),
                        matched_concepts=severity)
+    families = unasked_symptoms(analysis, acknowledged) if analysis.symptoms else []
+    if families:
+        return Verdict(False, "P0_CONFIRM", "p0_confirm_symptom",
+                       "a symptom of the child is mentioned: ask its family's emergency questions",
+                       matched=list(dict.fromkeys([f.term for f in analysis.symptoms if f.concept in families])),
+                       matched_concepts=families)
     asking = unacknowledged(analysis, acknowledged) if analysis.red_flags else []
     if asking:
         return Verdict(False, "P0_CONFIRM", "p0_confirm_current",
@@ -129,11 +153,11 @@ def _first_denial(
     acknowledged: frozenset[str],
     roles: frozenset[str] | None,
 ) -> Verdict:
-    if analysis.red_flags:
+    if analysis.red_flags or analysis.symptoms:
         if analysis.current:
             return Verdict(False, "P0_EMERGENCY", "p0_emergency", "emergency red flag: stop and escalate",
                            matched=list(analysis.current))
-        ask = p0_ask(analysis, acknowledged)
+        ask = p0_ask(analysis, acknowledged, policy.red_flags.stands_for)
         if ask:
             return ask
 

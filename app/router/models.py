@@ -69,7 +69,16 @@ IsoDate = Annotated[
     Field(json_schema_extra={"format": "date"}),
 ]
 PatientId = Annotated[str, StringConstraints(pattern=r"^P[0-9]{4,}$")]
-ConceptId = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]{0,63}$")]
+# A red-flag concept id (seizure) or a symptom family's (symptom.general, SPEC §4.7 revision 3).
+ConceptId = Annotated[str, StringConstraints(pattern=r"^(?:symptom\.)?[a-z][a-z0-9_]{0,63}$")]
+# The symptom concepts of the shipped policy, named in the schemas' descriptions (a test holds this
+# list to the policy's).
+SYMPTOM_IDS = (
+    "symptom.general", "symptom.breathing", "symptom.urine", "symptom.swelling", "symptom.bleeding", "symptom.skin",
+    "symptom.movements", "symptom.dialysis", "symptom.transplant",
+)
+_SYMPTOM_HELP = ("Symptom family ids (SPEC §4.7 revision 3) are valid too: " + ", ".join(f"'{i}'" for i in SYMPTOM_IDS)
+                 + "; keep an acknowledged one for the whole conversation (each family asks once).")
 
 
 def _none_is_empty(value: Any) -> Any:
@@ -91,7 +100,8 @@ Acknowledged = Annotated[
         description="Red-flag concept ids (e.g. 'seizure') that the user, asked by the dispatcher after a "
         "'confirm', answered are not happening to the patient now (or, for a severity question, not severe). "
         "A non-current mention of these no longer asks; a current one still halts. At most 32, each a known "
-        "concept id, none also in `confirmed_red_flags`. Null is the empty list. Never taken from text.",
+        "concept id, none also in `confirmed_red_flags`. Null is the empty list. Never taken from text. "
+        + _SYMPTOM_HELP,
     ),
 ]
 # The user answered yes to a confirm: the concept is happening to the patient now (SPEC §4.7 "Soft
@@ -105,7 +115,7 @@ Confirmed = Annotated[
         description="Red-flag concept ids that the user, asked by the dispatcher after a 'confirm' (the "
         "question whether it is happening now, or the concept's severity question), answered yes to. A "
         "mention of these halts in any context. At most 32, each a known concept id, none also in "
-        "`acknowledged_red_flags`. Null is the empty list. Never taken from text.",
+        "`acknowledged_red_flags`. Null is the empty list. Never taken from text. " + _SYMPTOM_HELP,
     ),
 ]
 
@@ -178,6 +188,7 @@ GATE_REASON_CODES = (
     "p0_emergency",
     "p0_confirm_current",
     "p0_confirm_severity",
+    "p0_confirm_symptom",
     "caller_unknown",
     "caller_out_of_scope",
     "caller_not_in_scope",
@@ -197,9 +208,10 @@ GATE_REASON_CODES = (
 )
 # route_request's own codes; a denial carries the gate's code, a pass never reaches the result.
 ROUTE_REASON_CODES = (
-    "p0_emergency", "p0_confirm_current", "p0_confirm_severity", "unknown_intent", "low_confidence",
+    "p0_emergency", "p0_confirm_current", "p0_confirm_severity", "p0_confirm_symptom", "unknown_intent", "low_confidence",
     "patient_out_of_context", "missing_slot", "ambiguous_slot", "proceed",
-) + tuple(c for c in GATE_REASON_CODES if c not in ("p0_emergency", "p0_confirm_current", "p0_confirm_severity", "pass"))
+) + tuple(c for c in GATE_REASON_CODES
+          if c not in ("p0_emergency", "p0_confirm_current", "p0_confirm_severity", "p0_confirm_symptom", "pass"))
 ReasonCode = Literal[GATE_REASON_CODES]  # type: ignore[valid-type]
 RouteReasonCode = Literal[ROUTE_REASON_CODES]  # type: ignore[valid-type]
 PolicyVersion = Annotated[str, Field(description="Policy file version + first 12 hex of its sha256.")]
@@ -210,7 +222,8 @@ class _Result(BaseModel):
 
 
 class RedFlag(_Result):
-    concept: str = Field(description="The red-flag concept id, e.g. 'seizure', 'infant_fever'.")
+    concept: str = Field(description="The red-flag concept id, e.g. 'seizure', 'infant_fever', or a symptom family's "
+                         "('symptom.general'…: a current symptom of the child, soft, it asks p0_confirm_symptom).")
     term: str = Field(description="The policy term or pattern name that matched (never text of the request).")
     context: Literal["current", "negated", "other_person", "historical", "hypothetical"] = Field(
         description="current halts; any other context asks ('confirm') unless the concept is acknowledged."
@@ -228,13 +241,15 @@ RedFlags = Annotated[
 
 
 class SeverityQuestion(_Result):
-    concept: str = Field(description="The red-flag concept id the question is about.")
-    question: str = Field(description="The concept's severity question (policy text) to ask the user.")
+    concept: str = Field(description="The red-flag concept or symptom family id the question is about.")
+    question: str = Field(description="The concept's severity question or the family's emergency questions "
+                          "(policy text) to ask the user.")
 
 
 SeverityQuestions = Annotated[
     list[SeverityQuestion],
     Field(description="With reason_code p0_confirm_severity: the question to ask for each current soft mention; "
+          "with p0_confirm_symptom: the questions of each symptom family mentioned (ask all of them in one turn); "
           "yes → resend with the concept in `confirmed_red_flags`, no → in `acknowledged_red_flags`."),
 ]
 

@@ -23,7 +23,7 @@ from typing import Annotated, Iterable, Literal, Mapping, Sequence, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from .lexicon import Lexicon
-from .redflag_policy import ContextEntry, P0Entry, RedFlagRules, check as check_red_flags, compile_rules
+from .redflag_policy import ContextEntry, P0Entry, RedFlagRules, SymptomsEntry, check as check_red_flags, compile_rules
 from .text import fold
 
 CELLS = ("R", "RL", "R/W", "-")
@@ -165,6 +165,7 @@ class PolicyFile(_Strict):
     write_tools: Annotated[list[WriteToolEntry], Field(min_length=1)]
     p0: P0Entry
     context: ContextEntry
+    symptoms: SymptomsEntry | None = None  # SPEC §4.7 revision 3; absent in a policy before it
     staging: StagingEntry
     intents: Annotated[list[IntentEntry], Field(min_length=1)]
     route: RouteEntry
@@ -395,7 +396,7 @@ def _cross_check(spec: PolicyFile) -> list[str]:
                 problems.append(f"{where}.aliases: alias {alias!r} overlaps an alias of {alias_owner[key]}")
             alias_owner[key] = tool.name
 
-    problems.extend(check_red_flags(spec.p0, spec.context, roles))
+    problems.extend(check_red_flags(spec.p0, spec.context, roles, spec.symptoms))
     _duplicates(problems, "staging.terms", spec.staging.terms)
 
     intent_names = [i.name for i in spec.intents]
@@ -593,6 +594,12 @@ def _compile(spec: PolicyFile, digest: str) -> Policy:
         "patient": [(w, None) for w in slots.patient_words],
         "other": [(fold(w), None) for w in spec.context.other_person_words],
     }
+    # SPEC §4.7 revision 3: the symptom families' words, payload their concept; None for a phrase
+    # that only hides the word inside it. Scanned in the same pass as every other word (text view).
+    symptoms = spec.symptoms
+    taken = {fold(t) for c in spec.p0.concepts for t in c.terms + c.soft_terms} | {fold(t) for t in spec.p0.safe_phrases}
+    symptom_groups: _Groups = {"symptom": [(fold(t), f.concept) for f in symptoms.families for t in f.all_terms(taken)]
+                               + [(fold(t), None) for t in symptoms.not_inside]} if symptoms else {}
     mx1, mx2 = spec.rules.mx1, spec.rules.mx2
     return Policy(
         version=spec.version,
@@ -617,8 +624,8 @@ def _compile(spec: PolicyFile, digest: str) -> Policy:
         intent_by_name={i.name: i for i in intents},
         intent_by_mcp={i.mcp: i for i in reversed(intents)},
         emergency=emergency,
-        red_flags=compile_rules(spec.p0, spec.context),
-        lexicon=Lexicon(redline_groups | intent_groups | asking_groups | slot_groups),
+        red_flags=compile_rules(spec.p0, spec.context, spec.symptoms),
+        lexicon=Lexicon(redline_groups | intent_groups | asking_groups | slot_groups | symptom_groups),
         redline=Lexicon(redline_groups),
         intent_lexicon=Lexicon(intent_groups),
         slots=slots,

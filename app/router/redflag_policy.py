@@ -8,7 +8,7 @@ clause, a cue word with two roles, a ``not_inside`` word that hides nothing).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field as dataclass_field
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
@@ -90,6 +90,50 @@ class P0Entry(_Strict):
     concepts: Annotated[list[ConceptEntry], Field(min_length=1)]
 
 
+# SPEC §4.7 revision 3, "Every sick child is asked": the symptom families and their questions.
+SymptomId = Annotated[str, StringConstraints(pattern=r"^symptom\.[a-z][a-z0-9_]*$")]
+
+
+class SymptomConceptEntry(_Strict):
+    id: SymptomId
+    question: NonEmpty
+    # P0 concepts whose severity question this one answers when acknowledged (IMCI's general signs).
+    stands_for: list[Name] = []
+
+
+class CompoundEntry(_Strict):
+    """Terms spelled as every ``first`` + (nothing or one of ``middle``) + ``last``: 肚子有点疼."""
+
+    first: Terms
+    middle: list[NonEmpty] = []
+    last: Terms
+
+    def terms(self) -> list[str]:
+        return [f + m + t for f in self.first for m in ["", *self.middle] for t in self.last]
+
+
+class SymptomFamilyEntry(_Strict):
+    name: Name
+    concept: SymptomId
+    terms: Terms
+    patterns: dict[Name, NonEmpty] = {}
+    # Terms a list would spell out by the hundred (a body part, a qualifier, a pain word); one that is
+    # a P0 term or another family's stays theirs (the red flag takes it anyway).
+    compounds: list[CompoundEntry] = []
+
+    def all_terms(self, taken: set[str]) -> list[str]:
+        """The family's terms, then its compounds' not in ``taken`` (folded P0 terms) or listed."""
+        listed = {fold(t) for t in self.terms}
+        spelled = [t for c in self.compounds for t in c.terms() if fold(t) not in taken and fold(t) not in listed]
+        return self.terms + list(dict.fromkeys(spelled))
+
+
+class SymptomsEntry(_Strict):
+    not_inside: list[NonEmpty] = []  # phrases that hold a symptom word and are none (the longer hides it)
+    concepts: Annotated[list[SymptomConceptEntry], Field(min_length=1)]
+    families: Annotated[list[SymptomFamilyEntry], Field(min_length=1)]
+
+
 CueKind = Literal[
     "negation", "pseudo", "now", "past", "hypothetical", "habitual", "manner", "contrast", "recurrence", "now_clause", "ongoing",
     "then",
@@ -145,7 +189,7 @@ class ContextEntry(_Strict):
     cues: Annotated[list[CueEntry], Field(min_length=1)]
 
 
-def check(p0: P0Entry, context: ContextEntry, roles: set[str]) -> list[str]:
+def check(p0: P0Entry, context: ContextEntry, roles: set[str], symptoms: SymptomsEntry | None = None) -> list[str]:
     problems: list[str] = []
     concept_ids = [c.id for c in p0.concepts]
     if len(set(concept_ids)) != len(concept_ids):
@@ -206,6 +250,8 @@ def check(p0: P0Entry, context: ContextEntry, roles: set[str]) -> list[str]:
     if fever.max_celsius <= fever.min_celsius:
         problems.append("p0.infant_fever: max_celsius must be above min_celsius")
 
+    if symptoms is not None:
+        problems.extend(_check_symptoms(symptoms, p0, owner, names))
     for role in context.self_is_patient_for:
         if role not in roles:
             problems.append(f"context.self_is_patient_for: unknown role {role!r}")
@@ -241,6 +287,59 @@ def check(p0: P0Entry, context: ContextEntry, roles: set[str]) -> list[str]:
     _hiders(problems, "context.self_not_inside", context.self_not_inside, context.self_words, role_of)
     subject_words = context.patient_words + context.other_person_words + context.self_words + context.third_person_words
     _hiders(problems, "context.subject_not_inside", context.subject_not_inside, subject_words, role_of)
+    return problems
+
+
+def _check_symptoms(symptoms: SymptomsEntry, p0: P0Entry, owner: dict[str, str], names: set[str]) -> list[str]:
+    """Symptom families: known concepts, each concept with a family, a word in one family only and
+    never a P0 term or safe phrase (the red flag would always take it), patterns like P0's."""
+    problems: list[str] = []
+    ids = [c.id for c in symptoms.concepts]
+    if len(set(ids)) != len(ids):
+        problems.append("symptoms.concepts: a concept id is listed twice")
+    p0_ids = {c.id: c for c in p0.concepts}
+    for concept in symptoms.concepts:
+        for target in concept.stands_for:
+            if target not in p0_ids:
+                problems.append(f"symptoms.concepts.{concept.id}.stands_for: unknown P0 concept {target!r}")
+            elif p0_ids[target].severity_question is None:
+                problems.append(f"symptoms.concepts.{concept.id}.stands_for: {target!r} has no severity question")
+    safe = {fold(t) for t in p0.safe_phrases}
+    family_names: set[str] = set()
+    used: set[str] = set()
+    mine: dict[str, str] = {}
+    for family in symptoms.families:
+        where = f"symptoms.families.{family.name}"
+        if family.name in family_names:
+            problems.append(f"{where}: family name listed twice")
+        family_names.add(family.name)
+        if family.concept not in ids:
+            problems.append(f"{where}: unknown symptom concept {family.concept!r}")
+        used.add(family.concept)
+        for term in family.terms:
+            key = fold(term)
+            if key in owner:
+                problems.append(f"{where}.terms: {term!r} is a P0 term of {owner[key]}")
+            elif key in safe:
+                problems.append(f"{where}.terms: {term!r} is a P0 safe phrase")
+            elif key in mine:
+                problems.append(f"{where}.terms: {term!r} is already a term of {mine[key]}")
+            mine[key] = family.name
+        for name, pattern in family.patterns.items():
+            if name in names:
+                problems.append(f"{where}.patterns: pattern name {name!r} is used twice")
+            names.add(name)
+            found = pattern_problems(pattern)
+            if not found and heads(pattern) is None:
+                found = ["must start with a literal character, a class of them or a choice of them"]
+            problems.extend(f"{where}.patterns.{name}: {p}" for p in found)
+    problems.extend(f"symptoms.concepts.{c}: no family names it" for c in ids if c not in used)
+    for phrase in symptoms.not_inside:
+        key = fold(phrase)
+        if key in mine:
+            problems.append(f"symptoms.not_inside: {phrase!r} is itself a symptom term")
+        elif not any(term in key for term in mine):
+            problems.append(f"symptoms.not_inside: {phrase!r} contains no symptom term, so it hides nothing")
     return problems
 
 
@@ -313,15 +412,24 @@ class RedFlagRules:
     together: dict[str, tuple[tuple[str, tuple[frozenset[str], ...]], ...]]
     term_count: int
     pattern_count: int
+    # SPEC §4.7 revision 3: the symptom concepts (their families' words are the lexicon's "symptom"
+    # group, their patterns in ``pattern_starts`` under the concept) and, per concept, the P0
+    # concepts whose severity question its acknowledgement answers. Their questions are in
+    # ``severity_questions``.
+    symptom_concepts: frozenset[str] = frozenset()
+    stands_for: dict[str, frozenset[str]] = dataclass_field(default_factory=dict)
 
 
 _CN = "零一二两三四五六七八九十"
 
 
-def compile_rules(p0: P0Entry, context: ContextEntry) -> RedFlagRules:
+def compile_rules(p0: P0Entry, context: ContextEntry, symptoms: SymptomsEntry | None = None) -> RedFlagRules:
     patterns = tuple(
         (re.compile(pattern), name, concept.id) for concept in p0.concepts
         for name, pattern in (concept.patterns | concept.soft_patterns).items()
+    ) + tuple(
+        (re.compile(pattern), name, family.concept) for family in (symptoms.families if symptoms else ())
+        for name, pattern in family.patterns.items()
     )
     opening = {compiled: heads(compiled[0].pattern) or frozenset() for compiled in patterns}
     # A two-character key lists the patterns that open with it or with its first character alone.
@@ -375,12 +483,15 @@ def compile_rules(p0: P0Entry, context: ContextEntry) -> RedFlagRules:
         ),
         soft_terms=frozenset([fold(t) for c in p0.concepts for t in c.soft_terms]
                              + [name for c in p0.concepts for name in c.soft_patterns]),
-        severity_questions={c.id: c.severity_question for c in p0.concepts if c.severity_question},
+        severity_questions={c.id: c.severity_question for c in p0.concepts if c.severity_question}
+        | {c.id: c.question for c in (symptoms.concepts if symptoms else ())},
         only_with={c.id: re.compile("|".join(re.escape(fold(w)) for w in c.only_with)) for c in p0.concepts if c.only_with},
         together={c.id: tuple((name, tuple(frozenset(fold(t) for t in facet) for facet in facets))
                               for name, facets in c.together.items()) for c in p0.concepts if c.together},
         term_count=sum(len(c.terms) + len(c.soft_terms) for c in p0.concepts),
         pattern_count=len(patterns),
+        symptom_concepts=frozenset(c.id for c in (symptoms.concepts if symptoms else ())),
+        stands_for={c.id: frozenset(c.stands_for) for c in (symptoms.concepts if symptoms else ()) if c.stands_for},
     )
 
 

@@ -12,7 +12,7 @@ import re
 from typing import NamedTuple
 
 from . import numerals
-from .context import Mention, contexts
+from .context import CURRENT, HYPOTHETICAL, Mention, contexts
 from .lexicon import Hit, Hits
 from .redflag_policy import BloodPressure, RedFlagRules
 from .slots import Values
@@ -38,10 +38,11 @@ def red_flags(
     critical: list[tuple[int, int, int]],
     caller: str | None,
     values: Values,
-) -> list[Flag]:
-    """Every mention in text order with its context; ``critical`` holds the critical values found
-    on the text view as (start, end, rule index); ``values``: the slot readers' age and current
-    temperature of the child (SPEC §4.7 revision 3: the gate reads no value of its own)."""
+) -> tuple[list[Flag], list[Flag]]:
+    """Every red-flag mention in text order with its context, and the current symptom mentions
+    (SPEC §4.7 revision 3) that no red-flag mention overlaps; ``critical`` holds the critical
+    values found on the text view as (start, end, rule index); ``values``: the slot readers' age and
+    current temperature of the child (SPEC §4.7 revision 3: the gate reads no value of its own)."""
     text = v.text
     terms = _terms(hits.get("p0"))
     if squashed is hits:
@@ -58,6 +59,13 @@ def red_flags(
     extra += infant
     if rules.blood_pressure is not None and ("压" in text or "bp" in text or "/" in text):
         extra += _blood_pressure(rules.blood_pressure, text)
+    # The symptom families' words (the same scan's "symptom" group) and patterns (the same pattern
+    # scan, under their symptom concept).
+    symptom_concepts = rules.symptom_concepts
+    symptoms = _terms(hits.get("symptom"))
+    if extra and symptom_concepts:
+        symptoms += [m for m in extra if m.concept in symptom_concepts]
+        extra = [m for m in extra if m.concept not in symptom_concepts]
     if extra:
         # A few sorted runs (terms, patterns, critical values, the squashed view): Timsort merges
         # them in linear time, comparing the tuples in C. Where two overlap, the earlier wins, then
@@ -67,15 +75,55 @@ def red_flags(
         # One group of the scan: in text order, none containing another, but two may overlap
         # (咳粉红色泡沫|粉红色泡沫痰): the leftmost acts, a hard term before a soft one (有点吐血).
         mentions = _longest(terms, rules.soft_terms)
+    elif not symptoms:
+        return [], []
     else:
-        return []
-    if rules.only_with:
+        mentions = []
+    if mentions and rules.only_with:
         mentions = _with_their_context_words(rules, text, mentions)
-    found = contexts(rules.context, text, mentions, caller)
+    if symptoms:
+        # A red-flag mention covers every symptom word it overlaps (吐血 is gi_bleeding, not vomiting).
+        symptoms = _uncovered(_longest(sorted(symptoms), rules.soft_terms), mentions)
+    if not symptoms:
+        return (_flags(rules, mentions, _found(rules, text, mentions, caller, infant, values)) if mentions else []), []
+    scanned = rules.context.lexicon.scan(text).group("ctx")  # one cue scan for both walks
+    flags = _flags(rules, mentions, _found(rules, text, mentions, caller, infant, values, scanned)) if mentions else []
+    soft = rules.soft_terms
+    if any(f.context == CURRENT and f.term not in soft for f in flags):
+        return flags, []  # a current hard red flag halts whatever else the text says: no symptom is asked
+    # The symptoms' contexts from a walk over both kinds (a negation carries along an enumeration of
+    # either: 没有抽搐、发烧); the red flags keep their own walk, where no symptom word hides a cue
+    # (一发烧就抽搐 stays habitual).
+    both = sorted(mentions + symptoms) if mentions else symptoms
+    stated: list[bool] = []
+    found_both = contexts(rules.context, text, both, caller, stated, scanned)
+    current = [
+        Flag(m.concept, m.term, CURRENT)
+        for m, c, told in zip(both, found_both, stated)
+        # SPEC §4.7 revision 3: a symptom of the patient now. A question about a symptom in general
+        # (发烧的原因有哪些: the hypothetical after-cue) is none; a symptom told as an event under a
+        # question's cue is the child's (会不会是指甲弄出血了: 了), and so is one that keeps coming back
+        # (一到傍晚就烧起来), as a question about the child's symptom asks (孩子发烧了能吃鸡蛋吗).
+        if m.concept in symptom_concepts and (c == CURRENT or (c == HYPOTHETICAL and told))
+    ]
+    return flags, list(dict.fromkeys(current))
+
+
+def _found(
+    rules: RedFlagRules,
+    text: str,
+    mentions: list[Mention],
+    caller: str | None,
+    infant: list[Mention],
+    values: Values,
+    scanned: list[Hit] | None = None,
+) -> list[str]:
+    """The red-flag mentions' contexts. The slot reader has already read each temperature reading's
+    context: its current temperature is the child's now (a young infant's fever halts), and a reading
+    it did not take as now (a past one, a threshold, a condition) is not current whatever the cues
+    say (it asks)."""
+    found = contexts(rules.context, text, mentions, caller, None, scanned)
     if infant and values.readings:
-        # The slot reader has already read each reading's context: its current temperature is the
-        # child's now (it halts), and a reading it did not take as now (a past one, a threshold, a
-        # condition) is not current whatever the cues say (it asks).
         name = rules.infant_fever.name
         for i, m in enumerate(mentions):
             if m.term == name:
@@ -83,11 +131,31 @@ def red_flags(
                     found[i] = "current"
                 elif found[i] == "current":
                     found[i] = "hypothetical"
+    return found
+
+
+def _flags(rules: RedFlagRules, mentions: list[Mention], found: list[str]) -> list[Flag]:
     names = [m.term for m in mentions]
     if rules.together:
         _together(rules, mentions, found, names)
     # The same (concept, term, context) twice is one flag: 抽搐 written 1,000 times is one line.
     return [Flag(*key) for key in dict.fromkeys(zip([m.concept for m in mentions], names, found))]
+
+
+def _uncovered(symptoms: list[Mention], mentions: list[Mention]) -> list[Mention]:
+    """The symptom mentions that overlap no red-flag mention (both lists sorted, neither overlapping
+    itself): one pointer walks the red flags."""
+    if not mentions:
+        return symptoms
+    kept: list[Mention] = []
+    j = 0
+    for m in symptoms:
+        while j < len(mentions) and mentions[j].end <= m.start:
+            j += 1
+        if j < len(mentions) and mentions[j].start < m.end:
+            continue
+        kept.append(m)
+    return kept
 
 
 def _together(rules: RedFlagRules, mentions: list[Mention], found: list[str], names: list[str]) -> None:

@@ -17,9 +17,8 @@ from app.router.policy import default_policy_bytes
 
 PARENT, CHILD = "parent_assistant", "child_companion"
 CUR, NEG, OTH, HIS, HYP = "current", "negated", "other_person", "historical", "hypothetical"
-SZ, AC, LE, RD, AN, GI, IF, PF = (
+SZ, AC, LE, RD, AN, GI, IF = (
     "seizure", "altered_consciousness", "lethargy", "respiratory_distress", "anuria", "gi_bleeding", "infant_fever",
-    "persistent_fever",
 )
 
 ROWS = [
@@ -52,7 +51,6 @@ ROWS = [
     ("pseudo 不止 before the mention", "不止抽搐", PARENT, [(SZ, CUR)]),
     ("pseudo 止不住", "止不住抽搐", PARENT, [(SZ, CUR)]),
     ("pseudo 停不下来", "停不下来抽搐", PARENT, [(SZ, CUR)]),
-    ("pseudo 不退", "高烧不退", PARENT, [(PF, CUR)]),
     ("pseudo 不退 before the mention", "不退还抽搐", PARENT, [(SZ, CUR)]),
     ("pseudo 不醒", "不醒还抽搐", PARENT, [(SZ, CUR)]),
     ("pseudo 不了", "受不了抽搐", PARENT, [(SZ, CUR)]),
@@ -138,8 +136,6 @@ ROWS = [
         "会导致", "会引起", "有哪些症状", "是什么原因", "的原因", "怎么预防", "怎么区分", "怎么治疗", "能治好吗", "哪家医院",
     )],
     ("hypothetical after-cue too far", "抽搐了好几次会导致什么", PARENT, [(SZ, CUR)]),
-    ("now in the clause beats a hypothetical cue", "现在很担心的是高烧不退", PARENT, [(PF, CUR)]),
-    ("without the now cue the worry is hypothetical", "很担心的是高烧不退", PARENT, [(PF, HYP)]),
     ("this is only a hypothesis: now beats it", "这只是假设：孩子正在抽搐", PARENT, [(SZ, CUR)]),
     ("if the child is convulsing now: fail safe", "如果孩子正在抽搐", PARENT, [(SZ, CUR)]),
     # --- habitual --------------------------------------------------------------------------------
@@ -195,10 +191,7 @@ ROWS = [
     ("seizure pattern is not a blood test", "又抽了血", PARENT, []),
     ("a bare 抽 is not a seizure", "抽动症", PARENT, []),
     ("epileptic attack now", "癫痫发作了", PARENT, [(SZ, CUR)]),
-    ("fever not breaking", "烧了三天不退", PARENT, [(PF, CUR)]),
     ("退烧药也不退热 is not a fever pattern", "退烧药也不退热", PARENT, []),
-    ("退不下 stays a fever pattern after 退烧", "退烧药吃了还是退不下来", PARENT, [(PF, CUR)]),
-    ("烧一直没退", "烧一直没退", PARENT, [(PF, CUR)]),
     ("没尿 before 了", "一天都没尿了", PARENT, [(AN, CUR)]),
     ("没尿血 is not anuria", "没尿血", PARENT, []),
     ("没有尿路感染 is not anuria", "没有尿路感染", PARENT, []),
@@ -219,8 +212,6 @@ ROWS = [
     ("blood pressure very high, a pattern", "血压又飙到180", PARENT, [("hypertensive_emergency", CUR)] * 2),
     ("blood pressure normal is nothing", "血压正常吗", PARENT, []),
     ("vomiting nonstop", "不停地呕吐", PARENT, [("vomits_everything", CUR)]),
-    # SPEC §4.7 "Soft signs ask": a lingering low fever is no 高烧不退, but it asks (a soft term).
-    ("低烧不退 is a soft persistent fever", "低烧不退", PARENT, [("persistent_fever", CUR)]),
     ("弟弟 alone is not an other-person word", "弟弟抽搐了", PARENT, [(SZ, CUR)]),
     ("an overlapping patient word stays governed", "小姨的小宝宝抽搐了", PARENT, [(SZ, OTH)]),
     ("我就发现 is the writer observing", "我就发现抽搐了", PARENT, [(SZ, CUR)]),
@@ -278,3 +269,24 @@ def test_red_flags_report_policy_names_not_request_text(router):
     result = router.route_request("宝宝47天，体温38.5度，血钾6.9，大便带血丝", PARENT, "P0001")
     terms = [(f.concept, f.term) for f in result.red_flags]
     assert terms == [(IF, "infant_temperature"), ("hyperkalemia", "potassium_critical_value"), (GI, "stool_blood")]
+
+
+# SPEC §4.7 revision 3: a fever that will not come down is a symptom word (symptom.general), read in
+# the same context: current, it is a symptom mention of the patient; not current, it is none.
+FEVER_CONTEXT = [
+    # id, text, whether it is a current symptom mention
+    ("pseudo 不退", "高烧不退", True),
+    ("now in the clause beats a hypothetical cue", "现在很担心的是高烧不退", True),
+    ("without the now cue the worry is hypothetical", "很担心的是高烧不退", False),
+    ("fever not breaking", "烧了三天不退", True),
+    ("退不下 stays a fever pattern after 退烧", "退烧药吃了还是退不下来", True),
+    ("烧一直没退", "烧一直没退", True),
+    ("低烧不退 is a fever that lingers", "低烧不退", True),
+]
+
+
+@pytest.mark.parametrize(("text", "current"), [r[1:] for r in FEVER_CONTEXT], ids=[r[0] for r in FEVER_CONTEXT])
+def test_a_fever_word_is_read_in_context(policy, text, current):
+    analysis = analyze(policy, text, PARENT)
+    assert analysis.red_flags == []
+    assert [(f.concept, f.context) for f in analysis.symptoms] == ([("symptom.general", CUR)] if current else [])

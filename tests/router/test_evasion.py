@@ -10,7 +10,10 @@
   ``P0_CONFIRM`` and route_request ``confirm`` — never halt, never pass silently.
 * ``tests/data/p0_benign.txt``: ordinary texts that contain pieces of red-line words (safe
   phrases, clause punctuation, ASCII words containing a P0 word, potassium below 6.5 or in food).
-  None may halt, and none may ask either: a ``confirm`` there is a false positive too.
+  None may halt, and none may ask a red-flag question either: a ``confirm`` there is a false
+  positive too — except the symptom check's own question (SPEC §4.7 revision 3): a benign line that
+  names a symptom of the child (孩子尿里有泡沫) asks its family's question, and nothing once the
+  family is acknowledged.
 
 Lines starting with ``#`` and empty lines are comments. Files are split on ``\\n`` only: some lines
 carry U+2028 and other invisible characters on purpose, which ``str.splitlines`` would break.
@@ -59,6 +62,16 @@ def stops(router, line: str) -> bool:
     return router.route_request(line, CALLER, "P0001").status in ("halt", "confirm")
 
 
+def red_flag_stops(router, line: str) -> bool:
+    """Halts or asks a red-flag question (the symptom check's question is not one: SPEC §4.7 rev 3)."""
+    route = router.route_request(line, CALLER, "P0001")
+    return route.status == "halt" or (route.status == "confirm" and route.reason_code != "p0_confirm_symptom")
+
+
+def symptoms_only(flags) -> bool:
+    return all(f.concept.startswith("symptom.") and f.context == "current" for f in flags)
+
+
 @pytest.mark.parametrize("line", [pytest.param(line, id=case_id(n, line)) for n, line in EVASIONS])
 def test_evasion_halts_at_p0(router, line):
     c = router.classify_intent(line)
@@ -72,10 +85,17 @@ def test_evasion_halts_at_p0(router, line):
 def test_red_flag_in_another_context_asks(router, line):
     c = router.classify_intent(line)
     assert c.intent != "emergency_red_flag" and c.fallback != "halt", c.red_flags
-    assert c.red_flags and all(f.context != "current" for f in c.red_flags)
-    g = router.check_safety_gate(intent=line, caller=CALLER)
+    red = [f for f in c.red_flags if not f.concept.startswith("symptom.")]
+    assert red and all(f.context != "current" for f in red)
+    # SPEC §4.5: a current symptom of the child (每次发烧都惊厥: a fever that keeps coming) asks its
+    # family's question first; answered, the red flag asks whether it is happening now.
+    families = [f.concept for f in c.red_flags if f.concept.startswith("symptom.")]
+    g = router.check_safety_gate(intent=line, caller=CALLER, acknowledged_red_flags=families)
     assert (g.allow, g.gate, g.reason_code) == (False, "P0_CONFIRM", "p0_confirm_current"), g.red_flags
     route = router.route_request(line, CALLER, "P0001")
+    assert (route.status, route.gate) == ("confirm", None)
+    assert route.reason_code == ("p0_confirm_symptom" if families else "p0_confirm_current")
+    route = router.route_request(line, CALLER, "P0001", acknowledged_red_flags=families)
     assert (route.status, route.reason_code, route.gate) == ("confirm", "p0_confirm_current", None)
 
 
@@ -84,11 +104,14 @@ def test_benign_does_not_halt(router, line):
     c = router.classify_intent(line)
     assert c.intent != "emergency_red_flag", c.matched_keywords
     assert c.fallback != "halt"
-    assert c.red_flags == []
+    assert symptoms_only(c.red_flags), c.red_flags
     g = router.check_safety_gate(intent=line, caller=CALLER)
-    assert g.gate not in ("P0_EMERGENCY", "P0_CONFIRM"), g.matched_keywords
-    assert g.reason_code not in ("p0_emergency", "p0_confirm_current")
-    assert router.route_request(line, CALLER, "P0001").status not in ("halt", "confirm")
+    assert g.gate != "P0_EMERGENCY", g.matched_keywords
+    assert g.gate != "P0_CONFIRM" or g.reason_code == "p0_confirm_symptom", g.matched_keywords
+    route = router.route_request(line, CALLER, "P0001")
+    assert route.status != "halt" and not red_flag_stops(router, line)
+    families = [f.concept for f in route.red_flags]
+    assert router.route_request(line, CALLER, "P0001", acknowledged_red_flags=families).status not in ("halt", "confirm")
 
 
 def test_data_files_keep_their_invisible_characters():
@@ -117,13 +140,13 @@ def test_recall_and_false_positives(router, capsys):
     assert len(BENIGN) >= 100, "p0_benign.txt must keep at least 100 cases"
     missed = [(n, ascii(line)) for n, line in EVASIONS if not all(halts(router, line)[:2])]
     silent = [(n, ascii(line)) for n, line in ASK if not stops(router, line)]
-    false_pos = [(n, ascii(line)) for n, line in BENIGN if any(halts(router, line)[:2]) or stops(router, line)]
+    false_pos = [(n, ascii(line)) for n, line in BENIGN if any(halts(router, line)[:2]) or red_flag_stops(router, line)]
     recall = (len(EVASIONS) - len(missed)) / len(EVASIONS)
     with capsys.disabled():
         print(
             f"\nP0 evasions: {len(EVASIONS) - len(missed)}/{len(EVASIONS)} halted (recall {recall:.0%}); "
             f"other contexts: {len(ASK) - len(silent)}/{len(ASK)} asked or halted; "
-            f"benign: {len(false_pos)}/{len(BENIGN)} false positives (halt or confirm)"
+            f"benign: {len(false_pos)}/{len(BENIGN)} false positives (halt or a red-flag confirm)"
         )
     assert missed == [], f"missed evasions: {missed}"
     assert silent == [], f"silent red flags: {silent}"

@@ -22,30 +22,31 @@ from app.router import Router
 from app.router.policy import default_policy_bytes
 from tests.router.family_tables import family_checks
 from tests.router.test_parent_vocabulary import PARENT
+from tests.router.test_symptoms import asks_the_family
 
 HARD = [
     # id, text, the concept that halts
-    ("the temperature does not come down after the medicine", "吃了药两个小时，体温就是不下", "persistent_fever"),
-    ("the temperature has not come down, 没下来", "宝宝体温还是没下来", "persistent_fever"),
-    ("waited and saw no fall", "喂了布洛芬半天，没见体温降", "persistent_fever"),
-    ("an injection and no fever break seen", "打完针也没见退烧", "persistent_fever"),
-    ("still not reduced after all that was tried", "物理降温、喂药，还是没有退热", "persistent_fever"),
-    ("a suppository that has not brought it down", "用了栓剂也没退热", "persistent_fever"),
-    ("six days said first, still feverish", "已经六天了还在发烧", "persistent_fever"),
-    ("seven days said first, a low fever", "七天了仍然低烧", "persistent_fever"),
-    ("six days said first, 一直在", "六天了一直在发烧", "persistent_fever"),
-    ("a temperature that stays near thirty-nine", "体温一直在三十九度上下", "persistent_fever"),
-    ("a high fever all along", "儿子始终是高烧", "persistent_fever"),
+    ("the temperature does not come down after the medicine", "吃了药两个小时，体温就是不下", "symptom.general"),
+    ("the temperature has not come down, 没下来", "宝宝体温还是没下来", "symptom.general"),
+    ("waited and saw no fall", "喂了布洛芬半天，没见体温降", "symptom.general"),
+    ("an injection and no fever break seen", "打完针也没见退烧", "symptom.general"),
+    ("still not reduced after all that was tried", "物理降温、喂药，还是没有退热", "symptom.general"),
+    ("a suppository that has not brought it down", "用了栓剂也没退热", "symptom.general"),
+    ("six days said first, still feverish", "已经六天了还在发烧", "symptom.general"),
+    ("seven days said first, a low fever", "七天了仍然低烧", "symptom.general"),
+    ("six days said first, 一直在", "六天了一直在发烧", "symptom.general"),
+    ("a temperature that stays near thirty-nine", "体温一直在三十九度上下", "symptom.general"),
+    ("a high fever all along", "儿子始终是高烧", "symptom.general"),
     ("blood on top of the stool, a place word between", "大便上面带着血", "gi_bleeding"),
     ("blood in the nursery word for stool, 有点", "粑粑里有点血", "gi_bleeding"),
-    ("an antipyretic, then 也不退", "美林喂下去也不退", "persistent_fever"),
-    ("the fever has not fallen, 没降", "她的烧到现在都没降", "persistent_fever"),
+    ("an antipyretic, then 也不退", "美林喂下去也不退", "symptom.general"),
+    ("the fever has not fallen, 没降", "她的烧到现在都没降", "symptom.general"),
     ("vomiting that will not stop", "儿子吐起来停不下来", "vomits_everything"),
     ("green vomit said of what came up", "吐出来的东西是黄绿色", "vomits_everything"),
     ("a pinched skin slow to go back", "捏一下肚皮好久才平下去", "dehydration"),
     ("a stool like redcurrant jelly", "拉的是果酱一样的东西", "gi_bleeding"),
-    ("a temperature not down since yesterday, words between", "她体温从前天晚上起都没降", "persistent_fever"),
-    ("nearly a week of fever", "儿子烧了将近一周", "persistent_fever"),
+    ("a temperature not down since yesterday, words between", "她体温从前天晚上起都没降", "symptom.general"),
+    ("nearly a week of fever", "儿子烧了将近一周", "symptom.general"),
     ("a weak suck", "宝宝吸奶吸得特别弱", "unable_to_drink"),
     ("little strength in feeding", "这两天吃奶的劲儿很小", "unable_to_drink"),
     ("fresh blood in the stool", "便便上面有鲜血", "gi_bleeding"),
@@ -61,17 +62,17 @@ HARD = [
 
 SOFT = [
     # id, text, the concept whose severity question is asked
-    ("a drip that did nothing", "昨天挂水也没用", "persistent_fever"),
-    ("an injection that did nothing at all", "打了针一点不管用", "persistent_fever"),
-    ("a low fever that stays", "孩子总是处于低热", "persistent_fever"),
-    ("a low fever all along", "宝宝一直是低烧", "persistent_fever"),
-    ("a fever said with 老是", "女儿老是在发烧", "persistent_fever"),
-    ("a fever every evening", "每天晚上都发烧", "persistent_fever"),
-    ("a fever that hardly goes down", "吃了药还是不太退", "persistent_fever"),
-    ("an antipyretic given all along", "这几天一直在吃美林", "persistent_fever"),
-    ("a fever patch on all along", "退烧贴一直在贴", "persistent_fever"),
-    ("a high fever that comes and goes asks", "宝宝这周反复高烧", "persistent_fever"),
-    ("a lingering low fever", "女儿持续低热", "persistent_fever"),
+    ("a drip that did nothing", "昨天挂水也没用", "symptom.general"),
+    ("an injection that did nothing at all", "打了针一点不管用", "symptom.general"),
+    ("a low fever that stays", "孩子总是处于低热", "symptom.general"),
+    ("a low fever all along", "宝宝一直是低烧", "symptom.general"),
+    ("a fever said with 老是", "女儿老是在发烧", "symptom.general"),
+    ("a fever every evening", "每天晚上都发烧", "symptom.general"),
+    ("a fever that hardly goes down", "吃了药还是不太退", "symptom.general"),
+    ("an antipyretic given all along", "这几天一直在吃美林", "symptom.general"),
+    ("a fever patch on all along", "退烧贴一直在贴", "symptom.general"),
+    ("a high fever that comes and goes asks", "宝宝这周反复高烧", "symptom.general"),
+    ("a lingering low fever", "女儿持续低热", "symptom.general"),
     ("hardly any milk", "这两天几乎不喝奶", "unable_to_drink"),
     ("only a few millilitres of milk", "一顿只喝了40毫升", "unable_to_drink"),
     ("only a few millilitres, written ml", "今天才吃了五十ML", "unable_to_drink"),
@@ -82,16 +83,16 @@ SOFT = [
     ("every feed comes back", "每回喝完奶都吐", "vomits_everything"),
     ("not much urine", "小便也不太多", "anuria"),
     ("twice in half a day", "半天就尿了两回", "anuria"),
-    ("a medicine, then still feverish", "吃了消炎药还是发烧", "persistent_fever"),
+    ("a medicine, then still feverish", "吃了消炎药还是发烧", "symptom.general"),
     ("two feeds in a whole day", "一整天才喝了两次奶", "unable_to_drink"),
     ("half the usual milk", "喝奶量只有以前的一半", "unable_to_drink"),
     ("water, then vomiting", "喂了点水马上就吐", "vomits_everything"),
     ("a nappy not wet for hours", "纸尿裤一上午都没湿", "anuria"),
     ("one nappy in a day", "一天只换了两片尿布", "anuria"),
     ("a fontanelle a little sunken", "宝宝前囟好像有点凹", "dehydration"),
-    ("a drip for days, still feverish", "输液三天了还在发烧", "persistent_fever"),
-    ("a fever back after the drip", "打完针晚上又烧起来", "persistent_fever"),
-    ("a fever every night, 会", "每晚都会发烧", "persistent_fever"),
+    ("a drip for days, still feverish", "输液三天了还在发烧", "symptom.general"),
+    ("a fever back after the drip", "打完针晚上又烧起来", "symptom.general"),
+    ("a fever every night, 会", "每晚都会发烧", "symptom.general"),
     ("about a hundred millilitres in a whole day", "一天就喝了一百来毫升", "unable_to_drink"),
     ("feeds a moment, then stops", "喝奶喝一会就不喝了", "unable_to_drink"),
     ("a few sucks, then asleep", "吸了几下就睡", "unable_to_drink"),
@@ -166,6 +167,19 @@ NOT_THIS_CONCEPT = [
 ]
 
 
+# SPEC §4.7 revision 3: fever alone — however high or long, a fever that will not come down — is a
+# symptom, not a hard sign. These rows (the former persistent_fever) ask the general question
+# (p0_confirm_symptom); a yes halts (tests/router/test_symptoms.py holds the family's own table).
+FEVER = [r for r in HARD + SOFT if r[2] == "symptom.general"]
+HARD = [r for r in HARD if r[2] != "symptom.general"]
+SOFT = [r for r in SOFT if r[2] != "symptom.general"]
+
+
+@pytest.mark.parametrize("text", [r[1] for r in FEVER], ids=[r[0] for r in FEVER])
+def test_a_fever_however_long_asks_the_general_question(router: Router, policy, text):
+    asks_the_family(router, policy, text, "symptom.general")
+
+
 (test_a_strong_form_halts, test_a_mild_form_asks_its_severity_question,
  test_a_look_alike_is_no_mention, test_a_past_negated_other_or_hypothetical_form_never_halts) = family_checks(
     HARD, SOFT, LOOK_ALIKES, NEVER_HALTS)
@@ -176,7 +190,7 @@ def test_another_sense_is_not_this_concept(router: Router, text, concept):
     assert concept not in {f.concept for f in router.route_request(text, PARENT, "P0001").red_flags}
 
 
-FAMILIES = ("persistent_fever", "unable_to_drink", "vomits_everything", "gi_bleeding", "anuria", "dehydration")
+FAMILIES = ("unable_to_drink", "vomits_everything", "gi_bleeding", "anuria", "dehydration")
 _CONCEPTS = [c for c in tomllib.loads(default_policy_bytes().decode("utf-8"))["p0"]["concepts"] if c["id"] in FAMILIES]
 _HARD_TERMS = [(c["id"], t) for c in _CONCEPTS for t in c.get("terms", []) if not t.isascii()]
 _SOFT_TERMS = [(c["id"], t) for c in _CONCEPTS for t in c.get("soft_terms", [])]

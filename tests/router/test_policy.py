@@ -26,7 +26,7 @@ def test_shipped_policy_loads_with_a_traceable_version():
 CONCEPTS = [
     "seizure", "altered_consciousness", "respiratory_distress", "anuria", "gi_bleeding", "hyperkalemia", "infant_fever",
     "lethargy", "cyanosis", "chest_pain", "severe_edema", "hemorrhage", "hypertensive_emergency", "shock",
-    "pd_peritonitis", "persistent_fever", "unable_to_drink", "vomits_everything", "dehydration",
+    "pd_peritonitis", "unable_to_drink", "vomits_everything", "dehydration",
     "meningeal_signs", "non_blanching_rash", "abnormal_cry", "stroke_signs",
     # SPEC §3.5 "Kidney danger signs (revision 2)"
     "dialysis_access", "transplant_alert", "fluid_overload", "nephrotic_complication", "hypocalcemic_tetany",

@@ -11,9 +11,11 @@ a past, negated, other person's or hypothetical form never halts.
 
 from __future__ import annotations
 
+import pytest
 
 from app.router import Router
 from tests.router.family_tables import family_checks
+from tests.router.test_symptoms import asks_the_family
 from tests.router.test_parent_vocabulary import PARENT
 
 HARD = [
@@ -23,24 +25,24 @@ HARD = [
     ("vomiting hard, typed with 的", "儿子今天吐的很厉害", "vomits_everything"),
     ("even water still halts beside the soft family", "女儿发烧，喝水都吐", "vomits_everything"),
     ("even milk still halts beside the soft family", "小宝这会儿喝奶都吐", "vomits_everything"),
-    ("the temperature will not come down", "孩子体温一直降不下来", "persistent_fever"),
-    ("the temperature, said 温度", "宝宝温度还是退不下去", "persistent_fever"),
-    ("the fever will not go, a few words between", "宝宝的烧怎么也退不了", "persistent_fever"),
-    ("the fever will not go down, 不会退", "烧了三天就是不会退", "persistent_fever"),
-    ("an antipyretic that does nothing", "吃了布洛芬也不见效，还是39度", "persistent_fever"),
-    ("a fever patch that does nothing", "退热贴贴了一晚上不管用", "persistent_fever"),
-    ("an antipyretic, said 没用", "退烧药给他喂了没用", "persistent_fever"),
-    ("a temperature that stays this high", "女儿一直那么高的温度", "persistent_fever"),
-    ("a fever that never broke", "小宝三天来一直没退烧", "persistent_fever"),
-    ("a fever that did not move with the medicine", "喂完药丝毫没退烧", "persistent_fever"),
-    ("five days, said with a bare 烧", "儿子已经烧七天了", "persistent_fever"),
-    ("a week of fever", "女儿反复发烧快两周了", "persistent_fever"),
-    ("a week, said with a bare 烧", "老二烧了一个星期", "persistent_fever"),
-    ("still hot after the antipyretic", "给他吃了布洛芬还是40度", "persistent_fever"),
+    ("the temperature will not come down", "孩子体温一直降不下来", "symptom.general"),
+    ("the temperature, said 温度", "宝宝温度还是退不下去", "symptom.general"),
+    ("the fever will not go, a few words between", "宝宝的烧怎么也退不了", "symptom.general"),
+    ("the fever will not go down, 不会退", "烧了三天就是不会退", "symptom.general"),
+    ("an antipyretic that does nothing", "吃了布洛芬也不见效，还是39度", "symptom.general"),
+    ("a fever patch that does nothing", "退热贴贴了一晚上不管用", "symptom.general"),
+    ("an antipyretic, said 没用", "退烧药给他喂了没用", "symptom.general"),
+    ("a temperature that stays this high", "女儿一直那么高的温度", "symptom.general"),
+    ("a fever that never broke", "小宝三天来一直没退烧", "symptom.general"),
+    ("a fever that did not move with the medicine", "喂完药丝毫没退烧", "symptom.general"),
+    ("five days, said with a bare 烧", "儿子已经烧七天了", "symptom.general"),
+    ("a week of fever", "女儿反复发烧快两周了", "symptom.general"),
+    ("a week, said with a bare 烧", "老二烧了一个星期", "symptom.general"),
+    ("still hot after the antipyretic", "给他吃了布洛芬还是40度", "symptom.general"),
     ("vomiting all along, said 呕吐", "孩子一直在呕吐", "vomits_everything"),
     ("blood passed", "宝宝拉出来的是血水", "gi_bleeding"),
-    ("an antipyretic that hardly helped", "美林用了不太管用", "persistent_fever"),
-    ("no fever break, 一直 then the hard term", "宝宝吃了药还是一直不退烧", "persistent_fever"),
+    ("an antipyretic that hardly helped", "美林用了不太管用", "symptom.general"),
+    ("no fever break, 一直 then the hard term", "宝宝吃了药还是一直不退烧", "symptom.general"),
     ("blood on the nappy's poo", "宝宝的便便上有血", "gi_bleeding"),
     ("blood in the poo, nursery word 粑粑", "女儿今天粑粑里带血", "gi_bleeding"),
     ("blood in the poo, said plainly", "宝宝拉的屎上有血", "gi_bleeding"),
@@ -95,8 +97,8 @@ SOFT = [
     ("a nose that bleeds, said 鼻子出血", "宝宝早上鼻子出血了", "hemorrhage"),
     ("a nostril bleeding", "孩子鼻孔流血", "hemorrhage"),
     ("a streak in milk brought up asks", "吐的奶里有血丝", "gi_bleeding"),
-    ("a fever that stays, no fever word before", "昨晚38度5，一直不退", "persistent_fever"),
-    ("a long low fever", "孩子长期低烧", "persistent_fever"),
+    ("a fever that stays, no fever word before", "昨晚38度5，一直不退", "symptom.general"),
+    ("a long low fever", "孩子长期低烧", "symptom.general"),
     ("thirsty, drinking eagerly", "拉肚子以后孩子一直喊渴", "dehydration"),
     ("eyes a little sunken", "宝宝眼睛好像有点凹陷", "dehydration"),
 ]
@@ -138,6 +140,19 @@ NEVER_HALTS = [
     ("a week of fever, over", "孩子上周烧了一个星期，现在好了"),
     ("a dry nappy denied", "尿不湿没有一直是干的"),
 ]
+
+
+# SPEC §4.7 revision 3: fever alone — however high or long, a fever that will not come down — is a
+# symptom, not a hard sign. These rows (the former persistent_fever) ask the general question
+# (p0_confirm_symptom); a yes halts (tests/router/test_symptoms.py holds the family's own table).
+FEVER = [r for r in HARD + SOFT if r[2] == "symptom.general"]
+HARD = [r for r in HARD if r[2] != "symptom.general"]
+SOFT = [r for r in SOFT if r[2] != "symptom.general"]
+
+
+@pytest.mark.parametrize("text", [r[1] for r in FEVER], ids=[r[0] for r in FEVER])
+def test_a_fever_however_long_asks_the_general_question(router: Router, policy, text):
+    asks_the_family(router, policy, text, "symptom.general")
 
 
 (test_a_strong_form_halts, test_a_mild_form_asks_its_severity_question,

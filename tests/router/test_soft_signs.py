@@ -20,8 +20,6 @@ SOFT = [
     ("vomits once after eating", "孩子吃了就吐", "vomits_everything"),
     ("hand cramp", "孩子透析后手抽筋", "hypocalcemic_tetany"),
     # the parents' mild forms the dev texts showed (issue 20, second pass): each alone asks
-    ("a lingering low fever asks", "这两天低烧不退，用不用去医院", "persistent_fever"),
-    ("recurring fever under five days asks", "孩子反复发烧3天了", "persistent_fever"),
     ("no spirits alone asks", "孩子今天没精神", "lethargy"),
     ("sleepy alone asks", "孩子这两天很想睡", "lethargy"),
     ("soft all over alone asks", "孩子软绵绵的", "lethargy"),
@@ -70,9 +68,6 @@ HARD = [
     ("strong form: wheezing badly halts", "孩子喘得厉害", "respiratory_distress"),
     ("strong form: vomits everything halts", "孩子吃什么吐什么", "vomits_everything"),
     ("strong form: no urine all day halts", "孩子一天没尿", "anuria"),
-    ("fever for six days halts", "宝宝反复发烧6天，怎么老不见好", "persistent_fever"),
-    ("fever five days to today halts", "宝宝从周六开始发烧到今天整整五天了", "persistent_fever"),
-    ("temperature not coming down halts", "晚上八点开始发烧，到早上温度一直未降", "persistent_fever"),
     ("poor spirits and sleepy together halt", "还没精神爱睡觉", "lethargy"),
     ("sleepy and no spirits together halt", "现在只想睡觉没有精神", "lethargy"),
     ("floppy in the arms halts", "一抱起来就软绵绵地趴在肩上", "lethargy"),
