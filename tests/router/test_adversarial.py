@@ -150,7 +150,7 @@ def critical_values_word_by_word(text: str) -> list[tuple[int, int, int]]:
         return next(i for i, (low, high) in enumerate(bounds) if low <= position <= high)
 
     numbers = [m for m in analytes._NUMBER.finditer(text)
-               if (m.end(1) - m.start(1) > 1 or text[m.start(1)].isdigit())
+               if (m.end(1) - m.start(1) > 1 or "0" <= text[m.start(1)] <= "9")  # one non-ASCII digit (٧) is no value
                and not any(a[0] <= m.start(1) < a[1] for a in anchors)]
 
     def numbers_between(start: int, end: int) -> bool:
