@@ -13,6 +13,7 @@ from functools import partial
 from dataclasses import dataclass
 
 from . import numerals
+from .facts import PatientFacts, fact_flags
 from .lexicon import Hit, Hits
 from .policy import Policy, WriteTool
 from .redflags import Flag, red_flags
@@ -51,11 +52,15 @@ def analyze(
     caller: str | None = None,
     confirmed: frozenset[str] = frozenset(),
     age: Callable[[TextViews, Hits], float | None] | None = None,
+    facts: PatientFacts | None = None,
+    temperature: Callable[[TextViews, Hits], float | None] | None = None,
 ) -> Analysis:
     """``caller`` decides whether 我 / 本人 / 自己 are the patient (SPEC §4.7 subjects); None for
     classify_intent, which has no caller. ``confirmed``: the concepts the user said are happening
     now; a mention of one halts in any context (SPEC §4.7 "Soft signs ask"). ``age``: the slot
-    readers' age of the child (the Router passes its own extractor's; None builds one per policy)."""
+    readers' age of the child (the Router passes its own extractor's; None builds one per policy).
+    ``facts``: the session's patient facts, whose red flags join the text's (SPEC §4.5 revision 3,
+    ``facts.fact_flags``); ``temperature``: the slot readers' current temperature, asked only then."""
     read_age = age or partial(child_age, policy)
     v = views(raw)
     hits = policy.lexicon.scan(v.text)
@@ -64,6 +69,9 @@ def analyze(
     get, get_squashed = hits.get, squashed.get
     critical = _critical_values(policy, v.text, hits) if "critical" in hits else []
     flags = red_flags(policy.red_flags, v, hits, squashed, critical, caller, lambda: read_age(v, hits))
+    if facts is not None:
+        flags = flags + fact_flags(policy.facts, policy.red_flags, facts, v.text, hits, flags, caller,
+                                   lambda: temperature(v, hits) if temperature is not None else None)
     current, soft_current = _halting(policy, flags, confirmed) if flags else ([], [])
     staging = _terms(get("staging"), get_squashed("staging"))
     writes = _writes(policy, v.text, hits, squashed) if "write" in hits or "write" in squashed or "_" in v.text else []
@@ -78,7 +86,7 @@ def _halting(policy: Policy, flags: list[Flag], confirmed: frozenset[str]) -> tu
         if f.concept in confirmed:
             current.append(f.term)
         elif f.context == "current":
-            if f.term in soft:
+            if f.term in soft and f.fact is None:  # a fact's flag is a hard one (尿少 of a graft)
                 asking.append(f.concept)
             else:
                 current.append(f.term)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ValidationError
@@ -37,10 +37,12 @@ from .models import (
     validation_message,
 )
 from .built import builder
+from .facts import PatientFacts, as_facts
+from .lexicon import Hits
 from .patients import other_patient
 from .policy import Policy
 from .slots import SlotExtractor
-from .text import views
+from .text import TextViews, views
 
 _gate_result = builder(GateResult)
 _route_result = builder(RouteResult)
@@ -161,9 +163,12 @@ class Router:
         target_mcp: str = "",
         acknowledged_red_flags: Iterable[str] = (),
         confirmed_red_flags: Iterable[str] = (),
+        patient_facts: PatientFacts | Mapping[str, Any] | None = None,
         roles: frozenset[str] | None = None,
     ) -> GateResult:
-        analysis = analyze(self.policy, intent, caller, frozenset(confirmed_red_flags), self._slots.age)
+        facts = as_facts(patient_facts)
+        analysis = analyze(self.policy, intent, caller, frozenset(confirmed_red_flags), self._slots.age,
+                           facts, self._temperature(self._today()) if facts else None)
         acknowledged = frozenset(acknowledged_red_flags)
         verdict, resolution = gate(self.policy, self.scope, analysis, caller, target_mcp, acknowledged=acknowledged, roles=roles)
         return self._gate_result(verdict, resolution, self._red_flags(analysis, acknowledged))
@@ -217,12 +222,22 @@ class Router:
         reference_date: str | date | None = None,
         acknowledged_red_flags: Iterable[str] = (),
         confirmed_red_flags: Iterable[str] = (),
+        patient_facts: PatientFacts | Mapping[str, Any] | None = None,
         roles: frozenset[str] | None = None,
     ) -> RouteResult:
         reading = self._slots.reading(self._reference(reference_date))
-        analysis = analyze(self.policy, text, caller, frozenset(confirmed_red_flags), reading.age)
+        facts = as_facts(patient_facts)
+        # With facts, a fever may ask the temperature before the slots are read: read them once.
+        read: list[SlotsResult] = []
+
+        def temperature(v: TextViews, hits: Hits) -> float | None:
+            read.append(reading.extract(v, hits, self.policy_version))
+            return read[-1].temperature_c
+
+        analysis = analyze(self.policy, text, caller, frozenset(confirmed_red_flags), reading.age,
+                           facts, temperature if facts else None)
         acknowledged = frozenset(acknowledged_red_flags)
-        slots = reading.extract(analysis.views, analysis.hits, self.policy_version)
+        slots = read[-1] if read else reading.extract(analysis.views, analysis.hits, self.policy_version)
         result = classify(self.policy, analysis)
         route = _Route(self, result, slots, patient_id, self._red_flags(analysis, acknowledged))
         if result.emergency:
@@ -291,6 +306,12 @@ class Router:
             return reference_date
         return date.fromisoformat(reference_date)
 
+    def _temperature(self, reference: date) -> Callable[[TextViews, Hits], float | None]:
+        """The slot readers' current temperature of a text (SPEC §4.4), for the patient facts' fever."""
+        def temperature(v: TextViews, hits: Hits) -> float | None:
+            return self._slots.extract(v, hits, reference, self.policy_version).temperature_c
+        return temperature
+
     def _questions(self, concepts: list[str]) -> list[SeverityQuestion]:
         asked = self.policy.red_flags.severity_questions
         return [_question({"concept": c, "question": asked[c]}) for c in concepts]
@@ -302,7 +323,8 @@ class Router:
         soft = self.policy.red_flags.soft_terms
         return [
             _red_flag({"concept": f.concept, "term": f.term, "context": f.context,
-                       "acknowledged": f.concept in acknowledged, "soft": f.term in soft})
+                       "acknowledged": f.concept in acknowledged, "soft": f.term in soft and f.fact is None,
+                       "fact": f.fact})
             for f in dict.fromkeys(analysis.red_flags)  # the same mention twice is reported once
         ]
 

@@ -26,6 +26,7 @@ class Flag(NamedTuple):
     concept: str
     term: str  # a policy term or pattern / rule name, never the request's own text
     context: str
+    fact: str | None = None  # the patient fact that made the flag (SPEC §4.5 revision 3, ``facts``)
 
 
 def red_flags(
