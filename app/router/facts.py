@@ -221,6 +221,7 @@ def lexicon_groups(entry: FactsEntry) -> dict[str, list[tuple[str, Any]]]:
 _MAY_READ = re.compile("[0-9度℃°]")
 _SENTENCE = re.compile("[。!?;\n\r\u2028\u2029\u0085]")
 _AGE, _THERAPY, _NEPHROTIC = FACT_KEYS
+_READING = "temperature"  # the kind of a temperature word (the slots' lexicon group) beside a reading
 
 
 def _needed(facts: PatientFacts, rules: FactRules) -> frozenset[str]:
@@ -265,6 +266,11 @@ def fact_flags(
             found = [h for h in found if h.payload != "fever"]  # a reading decides, whatever the words say
     if not found and not reading:
         return []
+    if reading:
+        # The slot readers leave out past and hypothetical readings; whose reading it is, and whether
+        # it is denied, the text's temperature words say (同事的孩子烧到38.6 asks): the reading is
+        # current when one of them is, or when the text has none (a reply, 38.5).
+        found += [Hit(h.start, h.end, h.term, _READING) for h in hits.get("temperature") or []]
     found.sort(key=_leftmost_longest)
     # Words of two kinds may overlap (右下腹痛, 腹痛): the leftmost-longest one is read in context and
     # every word it overlaps shares its context.
@@ -279,7 +285,8 @@ def fact_flags(
     for h, i in zip(found, led):
         by_kind.setdefault(h.payload, []).append((Mention(h.start, h.end, h.term, h.payload), context[i]))
     fever = by_kind.get("fever", [])
-    reading_flag = [(rules.reading_name, CURRENT)] if reading else []
+    words = [c for _, c in by_kind.get(_READING, [])]
+    reading_flag = [(rules.reading_name, CURRENT if not words or CURRENT in words else words[0])] if reading else []
     fevers = reading_flag + [(m.term, c) for m, c in fever]
 
     made: list[Flag] = []
@@ -297,8 +304,7 @@ def fact_flags(
     elif therapy == "hd" and "session" in by_kind:
         sessions = by_kind["session"]
         around = [(m, c) for m, c in fever + by_kind.get("chills", []) if _same_sentence(text, m, [s for s, _ in sessions])]
-        if reading:
-            made.append(Flag(concept["hd"], rules.reading_name, CURRENT, _THERAPY))
+        made += [Flag(concept["hd"], term, c, _THERAPY) for term, c in reading_flag]
         made += [Flag(concept["hd"], m.term, c, _THERAPY) for m, c in around]
     if facts.nephrotic:
         nephrotic = concept["nephrotic"]
