@@ -42,6 +42,7 @@ from .lexicon import Hits
 from .patients import other_patient
 from .policy import Policy
 from .slots import SlotExtractor
+from .slots.scan import Reading
 from .text import TextViews, views
 
 _gate_result = builder(GateResult)
@@ -167,8 +168,19 @@ class Router:
         roles: frozenset[str] | None = None,
     ) -> GateResult:
         facts = as_facts(patient_facts)
-        analysis = analyze(self.policy, intent, caller, frozenset(confirmed_red_flags), self._slots.age,
-                           facts, self._temperature(self._today()) if facts else None)
+        if facts is None:
+            analysis = analyze(self.policy, intent, caller, frozenset(confirmed_red_flags), self._slots.age)
+        else:  # a fever may ask the temperature after the age: one read of the slots serves both
+            read: list[Reading] = []
+
+            def reading() -> Reading:
+                if not read:
+                    read.append(self._slots.reading(self._today()))
+                return read[0]
+
+            analysis = analyze(self.policy, intent, caller, frozenset(confirmed_red_flags),
+                               lambda v, hits: reading().age(v, hits), facts,
+                               lambda v, hits: reading().extract(v, hits, self.policy_version).temperature_c)
         acknowledged = frozenset(acknowledged_red_flags)
         verdict, resolution = gate(self.policy, self.scope, analysis, caller, target_mcp, acknowledged=acknowledged, roles=roles)
         return self._gate_result(verdict, resolution, self._red_flags(analysis, acknowledged))
@@ -305,12 +317,6 @@ class Router:
         if isinstance(reference_date, date):
             return reference_date
         return date.fromisoformat(reference_date)
-
-    def _temperature(self, reference: date) -> Callable[[TextViews, Hits], float | None]:
-        """The slot readers' current temperature of a text (SPEC §4.4), for the patient facts' fever."""
-        def temperature(v: TextViews, hits: Hits) -> float | None:
-            return self._slots.extract(v, hits, reference, self.policy_version).temperature_c
-        return temperature
 
     def _questions(self, concepts: list[str]) -> list[SeverityQuestion]:
         asked = self.policy.red_flags.severity_questions

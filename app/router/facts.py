@@ -24,7 +24,7 @@ of them. Without facts nothing here runs.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -207,7 +207,7 @@ def compile_rules(entry: FactsEntry) -> FactRules:
     return FactRules(entry.young_infant_years, entry.fever_celsius, entry.reading_name, entry.concepts.model_dump())
 
 
-def lexicon_groups(entry: FactsEntry) -> dict[str, list[tuple[str, Any]]]:
+def lexicon_groups(entry: FactsEntry) -> dict[str, Sequence[tuple[str, object]]]:
     """The policy lexicon's groups ``fact_<kind>``, one per kind, each word with its kind: a kind's
     longest word wins inside that kind only (右下腹痛 is pain over a graft and belly pain both)."""
     return {GROUP[kind]: [(fold(w), kind) for w in getattr(entry.words, kind)] for kind in KINDS}
@@ -217,27 +217,35 @@ def lexicon_groups(entry: FactsEntry) -> dict[str, list[tuple[str, Any]]]:
 # The flags the facts make
 # --------------------------------------------------------------------------------------------
 
-# What may hold a temperature reading (§4.4): a digit, 度 / ℃ / °, or a fever word found above.
-_MAY_READ = re.compile("[0-9度℃°]")
+# Where the slot readers may find a temperature (§4.4 revision 2): a temperature word of theirs, a
+# fever word, 度 / ℃ / °, a short reply with a digit or 三十 / 四十 (38.5, 三十八点五), or a message that
+# opens with one. Elsewhere they read none, and the facts do not ask them.
+_MAY_READ = re.compile("[度℃°]")
+_OPENS_WITH_NUMBER = re.compile("\\s*(?:现在|目前|刚才|刚刚|刚|这会儿?)?(?:是|有|也是|又|还是|量的|测的)?\\s*(?:[0-9]|[三四]十)")
+_DIGIT = re.compile("[0-9]|[三四]十")
+REPLY_LENGTH = 40  # slots.temperatures.REPLY_LENGTH (a test keeps them equal; importing it here would be circular)
 _SENTENCE = re.compile("[。!?;\n\r\u2028\u2029\u0085]")
 _AGE, _THERAPY, _NEPHROTIC = FACT_KEYS
 _READING = "temperature"  # the kind of a temperature word (the slots' lexicon group) beside a reading
 
 
-def _needed(facts: PatientFacts, rules: FactRules) -> frozenset[str]:
-    kinds: set[str] = set()
-    if facts.age_years is not None and facts.age_years < rules.young_infant_years:
-        kinds.add("fever")
-    therapy = facts.kidney_therapy
-    if therapy == "transplant":
-        kinds |= {"fever", "urine_falling", "graft_pain"}
-    elif therapy == "pd":
-        kinds |= {"fever", "belly_pain"}
-    elif therapy == "hd":
-        kinds |= {"fever", "chills", "session"}
-    if facts.nephrotic:
-        kinds |= {"fever", "belly_pain", "limb_swelling", "cold_extremities", "dizziness"}
-    return frozenset(kinds)
+def _needed(facts: PatientFacts, rules: FactRules) -> tuple[tuple[str, ...], bool]:
+    """The lexicon groups the facts read, and whether a fever counts (cached per combination)."""
+    key = (facts.age_years is not None and facts.age_years < rules.young_infant_years, facts.kidney_therapy, bool(facts.nephrotic))
+    plan = _PLANS.get(key)
+    if plan is None:
+        infant, therapy, nephrotic = key
+        kinds: set[str] = {"fever"} if infant else set()
+        kinds |= _THERAPY_KINDS.get(therapy or "", set())
+        if nephrotic:
+            kinds |= {"fever", "belly_pain", "limb_swelling", "cold_extremities", "dizziness"}
+        plan = _PLANS[key] = (tuple(GROUP[k] for k in KINDS if k in kinds), "fever" in kinds)
+    return plan
+
+
+_THERAPY_KINDS = {"transplant": {"fever", "urine_falling", "graft_pain"}, "pd": {"fever", "belly_pain"},
+                  "hd": {"fever", "chills", "session"}}
+_PLANS: dict[tuple[bool, str | None, bool], tuple[tuple[str, ...], bool]] = {}
 
 
 def fact_flags(
@@ -254,12 +262,16 @@ def fact_flags(
     above. ``temperature``: the child's current temperature as the slot readers read it, asked only
     when a fever matters and the text may hold a reading. A flag the text made already (the same
     concept in the same context) is not repeated."""
-    needed = _needed(facts, rules)
-    if not needed:
+    groups, fever_counts = _needed(facts, rules)
+    if not groups:
         return []
-    found = [h for kind in needed if (group := hits.get(GROUP[kind])) for h in group]
+    found: list[Hit] = []
+    for name in groups:
+        group = hits.get(name)
+        if group:
+            found += group
     reading = False  # a current reading at or above the fever threshold
-    if "fever" in needed and (found or _MAY_READ.search(text)):
+    if fever_counts and (bool(hits.get(GROUP["fever"])) or _may_read(text, hits)):
         celsius = temperature()
         if celsius is not None:
             reading = celsius >= rules.fever_celsius
@@ -316,6 +328,11 @@ def fact_flags(
         return []
     theirs = {(f.concept, f.context) for f in text_flags}
     return [f for f in dict.fromkeys(made) if (f.concept, f.context) not in theirs]
+
+
+def _may_read(text: str, hits: Hits) -> bool:
+    return (bool(hits.get("temperature")) or _MAY_READ.search(text) is not None or _OPENS_WITH_NUMBER.match(text) is not None
+            or (len(text) <= REPLY_LENGTH and _DIGIT.search(text) is not None))
 
 
 def _with(mentions: list[tuple[Mention, str]], partners: list[tuple[str, str]]) -> list[tuple[Mention, str]]:

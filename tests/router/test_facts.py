@@ -243,3 +243,28 @@ def test_the_schema_advertises_the_facts_and_their_values():
         assert facts["properties"]["nephrotic"]["anyOf"][0] == {"type": "boolean"}
         flag = tool.output_schema["$defs"]["RedFlag"]["properties"]["fact"]
         assert flag["anyOf"][0]["enum"] == ["age_years", "kidney_therapy", "nephrotic"]
+
+
+def test_the_reading_prefilter_reads_what_the_slot_readers_read():
+    from app.router import facts
+    from app.router.slots import temperatures
+
+    assert facts.REPLY_LENGTH == temperatures.REPLY_LENGTH
+
+
+READINGS = [
+    pytest.param("38.6", id="a bare reply"),
+    pytest.param("现在是38.6，怎么办", id="a reply opening with a now word"),
+    pytest.param("三十八度六", id="in numerals with 度"),
+    pytest.param("孩子精神不太好，我刚才给他量了一下，38.9，吃了退烧药还没降下来", id="after a temperature word"),
+    pytest.param("孩子今天体温三十九度，精神还可以，能吃香蕉吗", id="体温 in numerals"),
+]
+
+
+@pytest.mark.parametrize("text", READINGS)
+def test_a_reading_without_a_fever_word_halts_with_the_fact(router, text):
+    result = route(router, text, TRANSPLANT)
+    assert result.slots.temperature_c is not None and result.slots.temperature_c >= 38
+    assert result.status == "halt", text
+    gate = router.call("check_safety_gate", {"intent": text, "caller": PARENT, "patient_facts": TRANSPLANT})
+    assert gate.gate == "P0_EMERGENCY"
