@@ -69,7 +69,7 @@ def analyze(
     get, get_squashed = hits.get, squashed.get
     critical = _critical_values(policy, v.text, hits) if "critical" in hits else []
     flags = red_flags(policy.red_flags, v, hits, squashed, critical, caller, lambda: read_age(v, hits))
-    if facts is not None:
+    if facts is not None and policy.facts is not None:
         flags = flags + fact_flags(policy.facts, policy.red_flags, facts, v.text, hits, flags, caller,
                                    lambda: temperature(v, hits) if temperature is not None else None)
     current, soft_current = _halting(policy, flags, confirmed) if flags else ([], [])

@@ -268,3 +268,46 @@ def test_a_reading_without_a_fever_word_halts_with_the_fact(router, text):
     assert result.status == "halt", text
     gate = router.call("check_safety_gate", {"intent": text, "caller": PARENT, "patient_facts": TRANSPLANT})
     assert gate.gate == "P0_EMERGENCY"
+
+
+# --------------------------------------------------------------------------------------------
+# The policy section
+# --------------------------------------------------------------------------------------------
+
+
+def _policy_text() -> str:
+    from app.router.policy import default_policy_bytes
+
+    return default_policy_bytes().decode("utf-8")
+
+
+def _without_facts(text: str) -> str:
+    start = text.index("\n[facts]\n")
+    end = text.index("\n# ----", text.index("\n[facts.words]\n"))
+    return text[:start] + text[end:]
+
+
+def test_a_policy_without_a_facts_section_loads_and_facts_then_feed_nothing():
+    from app.router.policy import parse_policy
+
+    router = Router(parse_policy(_without_facts(_policy_text()).encode("utf-8")))
+    assert router.policy.facts is None
+    for text in ("孩子今天发烧了", "孩子今天肚子疼"):
+        assert route(router, text, TRANSPLANT | {"age_years": 0.1}).model_dump() == route(router, text).model_dump()
+
+
+@pytest.mark.parametrize("edit, problem", [
+    (('transplant = "transplant_alert"', 'transplant = "graft_alert"'), "is not a p0 concept"),
+    (('dizziness = ["头晕", ', 'dizziness = ["头晕", "头晕", '), "is listed twice"),
+    (("fever_celsius = 38.0", "fever_celsius = 41.0"), "fever_celsius"),
+    (("young_infant_years = 0.25", "young_infant_years = 0"), "young_infant_years"),
+    (('chills = ["寒战"', 'chills = []\nnot_a_kind = ["寒战"'), "facts.words"),
+], ids=["unknown concept", "a word twice", "fever threshold out of range", "infant limit zero", "empty list, unknown kind"])
+def test_a_bad_facts_section_is_refused_with_its_problem(edit, problem):
+    from app.router.policy import PolicyError, parse_policy
+
+    text = _policy_text()
+    assert edit[0] in text
+    with pytest.raises(PolicyError) as caught:
+        parse_policy(text.replace(edit[0], edit[1], 1).encode("utf-8"))
+    assert problem in str(caught.value)
