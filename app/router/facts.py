@@ -217,13 +217,9 @@ def lexicon_groups(entry: FactsEntry) -> dict[str, Sequence[tuple[str, object]]]
 # The flags the facts make
 # --------------------------------------------------------------------------------------------
 
-# Where the slot readers may find a temperature (§4.4 revision 2): a temperature word of theirs, a
-# fever word, 度 / ℃ / °, a short reply with a digit or 三十 / 四十 (38.5, 三十八点五), or a message that
-# opens with one. Elsewhere they read none, and the facts do not ask them.
-_MAY_READ = re.compile("[度℃°]")
-_OPENS_WITH_NUMBER = re.compile("\\s*(?:现在|目前|刚才|刚刚|刚|这会儿?)?(?:是|有|也是|又|还是|量的|测的)?\\s*(?:[0-9]|[三四]十)")
-_DIGIT = re.compile("[0-9]|[三四]十")
-REPLY_LENGTH = 40  # slots.temperatures.REPLY_LENGTH (a test keeps them equal; importing it here would be circular)
+# A number the slot readers may read as a temperature (35–43 °C, §4.4): 35…43 in digits, or 三十… /
+# 四十… in numerals. A text without one holds no reading, and the facts do not ask for it.
+_READING_NUMBER = re.compile("(?<![0-9])(?:3[5-9]|4[0-3])(?![0-9])|[三四]十")
 _SENTENCE = re.compile("[。!?;\n\r\u2028\u2029\u0085]")
 _AGE, _THERAPY, _NEPHROTIC = FACT_KEYS
 _READING = "temperature"  # the kind of a temperature word (the slots' lexicon group) beside a reading
@@ -270,14 +266,37 @@ def fact_flags(
         group = hits.get(name)
         if group:
             found += group
+    present = {h.payload for h in found}
+    therapy = facts.kidney_therapy
+    infant = facts.age_years is not None and facts.age_years < rules.young_infant_years
+    # A fever counts alone (an infant, a transplant, PD), or beside a session (HD) or belly pain
+    # (nephrotic syndrome): only then is the temperature read, and only where a number of 35–43
+    # stands (三十八度, 38.5): the slot readers read no other.
+    fever_counts = fever_counts and (infant or therapy in ("transplant", "pd") or (therapy == "hd" and "session" in present)
+                                     or (bool(facts.nephrotic) and "belly_pain" in present))
     reading = False  # a current reading at or above the fever threshold
-    if fever_counts and (bool(hits.get(GROUP["fever"])) or _may_read(text, hits)):
+    if fever_counts and _READING_NUMBER.search(text):
         celsius = temperature()
         if celsius is not None:
             reading = celsius >= rules.fever_celsius
-            found = [h for h in found if h.payload != "fever"]  # a reading decides, whatever the words say
+            present.discard("fever")  # a reading decides, whatever the words say
+    fever_any = reading or "fever" in present
+    useful: set[str] = {"fever"} if fever_counts else set()
+    if therapy == "transplant":
+        useful |= {"urine_falling", "graft_pain"}
+    elif therapy == "pd":
+        useful.add("belly_pain")
+    elif therapy == "hd" and "session" in present and (fever_any or "chills" in present):
+        useful |= {"session", "chills"}
+    if facts.nephrotic:
+        if fever_any and "belly_pain" in present:
+            useful.add("belly_pain")
+        useful.add("limb_swelling")
+        if "cold_extremities" in present and "dizziness" in present:
+            useful |= {"cold_extremities", "dizziness"}
+    found = [h for h in found if h.payload in useful and h.payload in present]
     if not found and not reading:
-        return []
+        return []  # nothing the facts could make a flag of: no context is read
     if reading:
         # The slot readers leave out past and hypothetical readings; whose reading it is, and whether
         # it is denied, the text's temperature words say (同事的孩子烧到38.6 asks): the reading is
@@ -303,9 +322,8 @@ def fact_flags(
 
     made: list[Flag] = []
     concept = rules.concept
-    if facts.age_years is not None and facts.age_years < rules.young_infant_years:
+    if infant:
         made += [Flag(concept["age_years"], term, c, _AGE) for term, c in fevers]
-    therapy = facts.kidney_therapy
     if therapy == "transplant":
         made += [Flag(concept["transplant"], term, c, _THERAPY) for term, c in fevers]
         made += [Flag(concept["transplant"], m.term, c, _THERAPY)
@@ -328,11 +346,6 @@ def fact_flags(
         return []
     theirs = {(f.concept, f.context) for f in text_flags}
     return [f for f in dict.fromkeys(made) if (f.concept, f.context) not in theirs]
-
-
-def _may_read(text: str, hits: Hits) -> bool:
-    return (bool(hits.get("temperature")) or _MAY_READ.search(text) is not None or _OPENS_WITH_NUMBER.match(text) is not None
-            or (len(text) <= REPLY_LENGTH and _DIGIT.search(text) is not None))
 
 
 def _with(mentions: list[tuple[Mention, str]], partners: list[tuple[str, str]]) -> list[tuple[Mention, str]]:

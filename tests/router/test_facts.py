@@ -245,13 +245,6 @@ def test_the_schema_advertises_the_facts_and_their_values():
         assert flag["anyOf"][0]["enum"] == ["age_years", "kidney_therapy", "nephrotic"]
 
 
-def test_the_reading_prefilter_reads_what_the_slot_readers_read():
-    from app.router import facts
-    from app.router.slots import temperatures
-
-    assert facts.REPLY_LENGTH == temperatures.REPLY_LENGTH
-
-
 READINGS = [
     pytest.param("38.6", id="a bare reply"),
     pytest.param("现在是38.6，怎么办", id="a reply opening with a now word"),
@@ -311,3 +304,17 @@ def test_a_bad_facts_section_is_refused_with_its_problem(edit, problem):
     with pytest.raises(PolicyError) as caught:
         parse_policy(text.replace(edit[0], edit[1], 1).encode("utf-8"))
     assert problem in str(caught.value)
+
+
+@pytest.mark.parametrize("text", ["孩子今天发烧了，能吃苹果吗", "孩子肚子有点疼，晚饭吃了两碗米饭", "慢性肾病的孩子一天能吃多少盐？"])
+def test_a_text_with_no_number_of_35_to_43_is_not_read_for_a_temperature(router, text):
+    """The facts ask the slot readers for a temperature only where one may stand (cost, issue 32)."""
+    from app.router.facts import PatientFacts, fact_flags
+    from app.router.text import views
+
+    policy = router.policy
+    v = views(text)
+    asked: list[bool] = []
+    fact_flags(policy.facts, policy.red_flags, PatientFacts(kidney_therapy="transplant", nephrotic=True), v.text,
+               policy.lexicon.scan(v.text), [], PARENT, lambda: asked.append(True) or None)
+    assert asked == []
