@@ -217,9 +217,13 @@ def lexicon_groups(entry: FactsEntry) -> dict[str, Sequence[tuple[str, object]]]
 # The flags the facts make
 # --------------------------------------------------------------------------------------------
 
-# A number the slot readers may read as a temperature (35–43 °C, §4.4): 35…43 in digits, or 三十… /
-# 四十… in numerals. A text without one holds no reading, and the facts do not ask for it.
+# Where the slot readers may read a temperature (§4.4 revision 2, slots/temperatures.py): a number
+# of 35–43 (in digits, or 三十… / 四十… in numerals), and with it a temperature word of theirs, ℃ / °,
+# a short reply (at most REPLY_LENGTH characters) or a message that opens with the number. Elsewhere
+# they read none, and the facts do not ask them.
 _READING_NUMBER = re.compile("(?<![0-9])(?:3[5-9]|4[0-3])(?![0-9])|[三四]十")
+_OPENS_WITH_NUMBER = re.compile("\\s*(?:现在|目前|刚才|刚刚|刚|这会儿?)?(?:是|有|也是|又|还是|量的|测的)?\\s*(?:[0-9]|[三四]十)")
+REPLY_LENGTH = 40  # slots.temperatures.REPLY_LENGTH (a test keeps them equal; importing it here would be circular)
 _SENTENCE = re.compile("[。!?;\n\r\u2028\u2029\u0085]")
 _AGE, _THERAPY, _NEPHROTIC = FACT_KEYS
 _READING = "temperature"  # the kind of a temperature word (the slots' lexicon group) beside a reading
@@ -270,12 +274,12 @@ def fact_flags(
     therapy = facts.kidney_therapy
     infant = facts.age_years is not None and facts.age_years < rules.young_infant_years
     # A fever counts alone (an infant, a transplant, PD), or beside a session (HD) or belly pain
-    # (nephrotic syndrome): only then is the temperature read, and only where a number of 35–43
-    # stands (三十八度, 38.5): the slot readers read no other.
+    # (nephrotic syndrome): only then is the temperature read, and only where the slot readers may
+    # find one (``_may_read``).
     fever_counts = fever_counts and (infant or therapy in ("transplant", "pd") or (therapy == "hd" and "session" in present)
                                      or (bool(facts.nephrotic) and "belly_pain" in present))
     reading = False  # a current reading at or above the fever threshold
-    if fever_counts and _READING_NUMBER.search(text):
+    if fever_counts and _may_read(text, hits):
         celsius = temperature()
         if celsius is not None:
             reading = celsius >= rules.fever_celsius
@@ -346,6 +350,12 @@ def fact_flags(
         return []
     theirs = {(f.concept, f.context) for f in text_flags}
     return [f for f in dict.fromkeys(made) if (f.concept, f.context) not in theirs]
+
+
+def _may_read(text: str, hits: Hits) -> bool:
+    return _READING_NUMBER.search(text) is not None and (
+        bool(hits.get("temperature")) or "℃" in text or "°" in text or len(text) <= REPLY_LENGTH
+        or _OPENS_WITH_NUMBER.match(text) is not None)
 
 
 def _with(mentions: list[tuple[Mention, str]], partners: list[tuple[str, str]]) -> list[tuple[Mention, str]]:

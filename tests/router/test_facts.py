@@ -245,12 +245,21 @@ def test_the_schema_advertises_the_facts_and_their_values():
         assert flag["anyOf"][0]["enum"] == ["age_years", "kidney_therapy", "nephrotic"]
 
 
+def test_the_reading_prefilter_knows_the_slot_readers_reply_length():
+    from app.router import facts
+    from app.router.slots import temperatures
+
+    assert facts.REPLY_LENGTH == temperatures.REPLY_LENGTH
+
+
 READINGS = [
     pytest.param("38.6", id="a bare reply"),
     pytest.param("现在是38.6，怎么办", id="a reply opening with a now word"),
     pytest.param("三十八度六", id="in numerals with 度"),
     pytest.param("孩子精神不太好，我刚才给他量了一下，38.9，吃了退烧药还没降下来", id="after a temperature word"),
     pytest.param("孩子今天体温三十九度，精神还可以，能吃香蕉吗", id="体温 in numerals"),
+    pytest.param("孩子精神不太好，晚饭也没怎么吃，睡前量了腋下是38.7℃，现在要去医院吗", id="with ℃ in a long message"),
+    pytest.param("38.5，刚量的，孩子精神不太好，晚饭也没怎么吃，现在要去医院吗，还是再观察一下", id="a long message opening with it"),
 ]
 
 
@@ -306,8 +315,9 @@ def test_a_bad_facts_section_is_refused_with_its_problem(edit, problem):
     assert problem in str(caught.value)
 
 
-@pytest.mark.parametrize("text", ["孩子今天发烧了，能吃苹果吗", "孩子肚子有点疼，晚饭吃了两碗米饭", "慢性肾病的孩子一天能吃多少盐？"])
-def test_a_text_with_no_number_of_35_to_43_is_not_read_for_a_temperature(router, text):
+@pytest.mark.parametrize("text", ["孩子今天发烧了，能吃苹果吗", "孩子肚子有点疼，晚饭吃了两碗米饭", "慢性肾病的孩子一天能吃多少盐？",
+                                  "医生您好，孩子今年8岁，体重25公斤，昨天化验血钾5.2，肌酐86，白蛋白38，请问香蕉和橙子还能不能吃？"])
+def test_a_text_where_no_temperature_can_stand_is_not_read_for_one(router, text):
     """The facts ask the slot readers for a temperature only where one may stand (cost, issue 32)."""
     from app.router.facts import PatientFacts, fact_flags
     from app.router.text import views
