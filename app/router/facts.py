@@ -229,8 +229,9 @@ _AGE, _THERAPY, _NEPHROTIC = FACT_KEYS
 _READING = "temperature"  # the kind of a temperature word (the slots' lexicon group) beside a reading
 
 
-def _needed(facts: PatientFacts, rules: FactRules) -> tuple[tuple[str, ...], bool]:
-    """The lexicon groups the facts read, and whether a fever counts (cached per combination)."""
+def _needed(facts: PatientFacts, rules: FactRules) -> tuple[tuple[str, ...], bool, bool]:
+    """The lexicon groups the facts read, whether a fever counts, and whether it counts alone (an
+    infant, a transplant, PD; cached per combination)."""
     key = (facts.age_years is not None and facts.age_years < rules.young_infant_years, facts.kidney_therapy, bool(facts.nephrotic))
     plan = _PLANS.get(key)
     if plan is None:
@@ -239,13 +240,14 @@ def _needed(facts: PatientFacts, rules: FactRules) -> tuple[tuple[str, ...], boo
         kinds |= _THERAPY_KINDS.get(therapy or "", set())
         if nephrotic:
             kinds |= {"fever", "belly_pain", "limb_swelling", "cold_extremities", "dizziness"}
-        plan = _PLANS[key] = (tuple(GROUP[k] for k in KINDS if k in kinds), "fever" in kinds)
+        plan = _PLANS[key] = (tuple(GROUP[k] for k in KINDS if k in kinds), "fever" in kinds,
+                              infant or therapy in ("transplant", "pd"))
     return plan
 
 
 _THERAPY_KINDS = {"transplant": {"fever", "urine_falling", "graft_pain"}, "pd": {"fever", "belly_pain"},
                   "hd": {"fever", "chills", "session"}}
-_PLANS: dict[tuple[bool, str | None, bool], tuple[tuple[str, ...], bool]] = {}
+_PLANS: dict[tuple[bool, str | None, bool], tuple[tuple[str, ...], bool, bool]] = {}
 
 
 def fact_flags(
@@ -262,7 +264,7 @@ def fact_flags(
     above. ``temperature``: the child's current temperature as the slot readers read it, asked only
     when a fever matters and the text may hold a reading. A flag the text made already (the same
     concept in the same context) is not repeated."""
-    groups, fever_counts = _needed(facts, rules)
+    groups, fever_counts, fever_alone = _needed(facts, rules)
     if not groups:
         return []
     found: list[Hit] = []
@@ -270,6 +272,8 @@ def fact_flags(
         group = hits.get(name)
         if group:
             found += group
+    if not found and not (fever_alone and _may_read(text, hits)):
+        return []  # most texts: no fact word, and no temperature a fact could read alone
     present = {h.payload for h in found}
     therapy = facts.kidney_therapy
     infant = facts.age_years is not None and facts.age_years < rules.young_infant_years
