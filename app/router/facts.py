@@ -142,6 +142,7 @@ Name = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]*$")]
 KINDS = ("fever", "belly_pain", "chills", "session", "urine_falling", "graft_pain", "limb_swelling",
          "cold_extremities", "dizziness")
 GROUP = {kind: f"fact_{kind}" for kind in KINDS}
+ANY_GROUP = "fact"  # every word of every kind: whether the text holds any (one look-up for most texts)
 
 
 class FactWords(BaseModel):
@@ -210,7 +211,10 @@ def compile_rules(entry: FactsEntry) -> FactRules:
 def lexicon_groups(entry: FactsEntry) -> dict[str, Sequence[tuple[str, object]]]:
     """The policy lexicon's groups ``fact_<kind>``, one per kind, each word with its kind: a kind's
     longest word wins inside that kind only (右下腹痛 is pain over a graft and belly pain both)."""
-    return {GROUP[kind]: [(fold(w), kind) for w in getattr(entry.words, kind)] for kind in KINDS}
+    groups: dict[str, Sequence[tuple[str, object]]] = {
+        GROUP[kind]: [(fold(w), kind) for w in getattr(entry.words, kind)] for kind in KINDS}
+    groups[ANY_GROUP] = [(w, None) for w in dict.fromkeys(fold(w) for kind in KINDS for w in getattr(entry.words, kind))]
+    return groups
 
 
 # --------------------------------------------------------------------------------------------
@@ -264,6 +268,8 @@ def fact_flags(
     above. ``temperature``: the child's current temperature as the slot readers read it, asked only
     when a fever matters and the text may hold a reading. A flag the text made already (the same
     concept in the same context) is not repeated."""
+    if not hits.get(ANY_GROUP) and not (_may_read(text, hits) and _needed(facts, rules)[2]):
+        return []  # most texts: no fact word, and no temperature a fact could read alone
     groups, fever_counts, fever_alone = _needed(facts, rules)
     if not groups:
         return []
