@@ -279,7 +279,7 @@ def fact_flags(
         if group:
             found += group
     if not found and not (fever_alone and _may_read(text, hits)):
-        return []  # most texts: no fact word, and no temperature a fact could read alone
+        return []  # the text's fact words are of kinds these facts do not read
     present = {h.payload for h in found}
     therapy = facts.kidney_therapy
     infant = facts.age_years is not None and facts.age_years < rules.young_infant_years
