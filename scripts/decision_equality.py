@@ -2,6 +2,7 @@
 ONE process, the full JSON results compared.
 
     python scripts/decision_equality.py TREE_A TREE_B [--extra FILE.jsonl ...] [--quick]
+        [--ignore-policy-version] [--ignore-null-field NAME ...]
 
 TREE_A / TREE_B: two checkouts (``/work/main`` and a worktree, or ``git worktree add /tmp/x REV``);
 each is loaded with its own ``app/router`` and its own ``policy.toml``. Texts are read from both
@@ -152,10 +153,21 @@ def _without_version(value: Any) -> Any:
     return value
 
 
+def _without_nulls(value: Any, names: frozenset[str]) -> Any:
+    """The result with every key of ``names`` left out where it is null: a field one tree added, null
+    whenever the other tree has nothing to say (``red_flags[].fact`` without patient facts)."""
+    if isinstance(value, dict):
+        return {k: _without_nulls(v, names) for k, v in value.items() if not (k in names and v is None)}
+    if isinstance(value, list):
+        return [_without_nulls(v, names) for v in value]
+    return value
+
+
 class Comparison:
-    def __init__(self, routers: list[Any], ignore_version: bool = False):
+    def __init__(self, routers: list[Any], ignore_version: bool = False, null_fields: frozenset[str] = frozenset()):
         self.routers = routers
         self.ignore_version = ignore_version
+        self.null_fields = null_fields
         self.calls = Counter[str]()
         self.differences = Counter[str]()
         self.shown: list[str] = []
@@ -164,6 +176,8 @@ class Comparison:
         results = [outcome(router, tool, arguments, roles) for router in self.routers]
         if self.ignore_version:
             results = [_without_version(r) for r in results]
+        if self.null_fields:
+            results = [_without_nulls(r, self.null_fields) for r in results]
         self.calls[tool] += 1
         if results[0] != results[1]:
             self.differences[tool] += 1
@@ -183,12 +197,12 @@ def _differing(a: Any, b: Any) -> list[str]:
 
 
 def compare(modules: list[ModuleType], corpus: dict[str, str], cases_: dict[str, tuple[str, Any]], quick: bool,
-            ignore_version: bool = False) -> Comparison:
+            ignore_version: bool = False, null_fields: frozenset[str] = frozenset()) -> Comparison:
     routers = [m.Router(m.load_policy(), m.Limits(), today=lambda: TODAY) for m in modules]
     policy = routers[1].policy
     roles = list(dict.fromkeys(list(routers[0].policy.roles) + list(policy.roles)))
     mcps = list(dict.fromkeys(list(routers[0].policy.mcp_id) + list(policy.mcp_id)))
-    check = Comparison(routers, ignore_version)
+    check = Comparison(routers, ignore_version, null_fields)
     callers = roles[:2] if quick else roles
     for text, ident in corpus.items():
         text = text[:2000]
@@ -229,12 +243,14 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="two caller roles instead of every role")
     parser.add_argument("--ignore-policy-version", action="store_true",
                         help="leave policy_version out of the comparison (a policy edited only in its comments)")
+    parser.add_argument("--ignore-null-field", action="append", default=[], metavar="NAME",
+                        help="leave out a result field NAME where it is null (a field one tree added; repeatable)")
     args = parser.parse_args()
     trees = [args.tree_a.resolve(), args.tree_b.resolve()]
     modules = [load(tree, f"router_equality_{i}") for i, tree in enumerate(trees)]
     corpus = texts(trees, args.extra)
     cases_ = cases(trees)
-    check = compare(modules, corpus, cases_, args.quick, args.ignore_policy_version)
+    check = compare(modules, corpus, cases_, args.quick, args.ignore_policy_version, frozenset(args.ignore_null_field))
     print(f"{trees[0]} against {trees[1]}: {len(corpus)} texts, {len(cases_)} cases; calls per tool: {dict(check.calls)}")
     for line in check.shown:
         print("  differs:", line)

@@ -14,8 +14,9 @@ What is remembered:
   subprocesses, texts sent over a socket);
 * automatically: every token an in-process app is built with (``BearerGuard`` construction), the
   value of every fixture whose name contains ``token``, every string inside the arguments that
-  reach ``Router.call`` in-process, every JWT that reaches ``JwtVerifier.verify`` with each of
-  its claim values (subject, client id, issuer, audience, scopes, jti), and every line and quoted
+  reach ``Router.call`` in-process (and the keys and word values of its ``patient_facts``, searched
+  in every line: they are category-shaped), every JWT that reaches ``JwtVerifier.verify`` with each
+  of its claim values (subject, client id, issuer, audience, scopes, jti), and every line and quoted
   string of every policy file the reloader reads (SPEC §5.8: never file content in a log line).
 
 Secrets too short or too plain to be told apart from a category (ASCII shorter than 8 characters)
@@ -291,11 +292,25 @@ def _harvest(value: Any, depth: int) -> None:
         AUDIT.remember(value, plain=False)
     elif isinstance(value, dict):
         for key, item in value.items():
+            if key == "patient_facts":
+                _harvest_facts(item)
             _harvest(key, depth + 1)
             _harvest(item, depth + 1)
     elif isinstance(value, list):
         for item in value[:100]:
             _harvest(item, depth + 1)
+
+
+def _harvest_facts(facts: Any) -> None:
+    """The patient facts of a call (SPEC §4.5 revision 3) never reach a log line or a metric: their
+    keys and word values are category-shaped, so they are searched in every line (age_years,
+    kidney_therapy, transplant…; a logged argument dict would hold them). Numbers and true / false
+    are not searched: a duration or a status may equal them."""
+    AUDIT.remember("patient_facts")
+    if isinstance(facts, dict):
+        for key, item in facts.items():
+            AUDIT.remember(key)
+            AUDIT.remember(item)
 
 
 class _CurrentStdout:

@@ -99,6 +99,8 @@ def test_the_session_audit_is_capturing():
 # ---------------------------------------------------------------------------------------------
 
 TEXT = "我家孩子P0001血钾6.8，刚才抽搐了，今天早餐吃了3碗粥"
+FEVER = "孩子今天发烧了，能吃香蕉吗"
+FACTS = {"age_years": 0.1234, "kidney_therapy": "transplant", "nephrotic": True}
 CLIENT_VERSION = "2099-12-31-client-secret-version"
 ORIGIN = "https://evil.example.org/steal"
 USER_AGENT = "agent-platform/9.9 (secret-tenant-42)"
@@ -128,6 +130,11 @@ def requests_of_every_kind(token: bytes) -> list[tuple[list[tuple[bytes, bytes]]
         ([auth, ctype], call("route_request", {"text": "帮我算一下孩子CKD几期，肌酐120", "caller": "nutritionist",
                                                "patient_id": "P0001", "reference_date": "2026-11-30"})),
         ([auth, ctype], call("check_safety_gate", {"intent": TEXT, "caller": "parent_assistant"})),
+        ([auth, ctype], call("route_request", {"text": FEVER, "caller": "parent_assistant", "patient_id": "P0001",
+                                               "patient_facts": FACTS})),  # halts by a fact
+        ([auth, ctype], call("check_safety_gate", {"intent": FEVER, "caller": "parent_assistant", "patient_facts": FACTS})),
+        ([auth, ctype], call("route_request", {"text": FEVER, "caller": "parent_assistant",
+                                               "patient_facts": {"kidney_therapy": "peritoneal_dialysis_x"}})),  # INVALID_ARGUMENT
         ([auth, ctype], call("classify_intent", {"text": TEXT})),
         ([auth, ctype], call("extract_slots", {"text": TEXT, "reference_date": "2026-11-30"})),
         ([auth, ctype], call("check_permission", {"caller": "parent_assistant", "mcp": "a207-his-mcp", "action": "push_to_emr"})),
@@ -148,7 +155,8 @@ def requests_of_every_kind(token: bytes) -> list[tuple[list[tuple[bytes, bytes]]
 
 
 FORBIDDEN_IN_LOGS = [TEXT, "P0001", "血钾", CLIENT_VERSION, ORIGIN, USER_AGENT, "secret", "text/secret-type",
-                     "bad id", "令牌", "超长", "帮我算"]
+                     "bad id", "令牌", "超长", "帮我算",
+                     "patient_facts", "age_years", "kidney_therapy", "transplant", "nephrotic", "0.1234", "peritoneal"]
 
 
 def test_every_kind_of_request_logs_categories_only():
@@ -172,6 +180,41 @@ def test_every_kind_of_request_logs_categories_only():
     for line in lines:
         for forbidden in FORBIDDEN_IN_LOGS + [token.decode()]:
             assert forbidden not in line and json.dumps(forbidden)[1:-1] not in line, "a value reached the log"
+    assert LogAudit().problems(lines) == []
+
+
+def test_patient_facts_reach_neither_the_log_nor_the_metrics():
+    """Calls with facts (a halt they made, a gate, a bad value): the access lines and the Prometheus
+    exposition hold categories only, nothing of the facts (SPEC §4.5 revision 3, §5.5)."""
+    from prometheus_client import generate_latest
+
+    from app.http.observe import Metrics
+
+    token = secrets.token_urlsafe(32).encode()
+    metrics = Metrics()
+    runner = AppRunner(create_app(ROUTER, [token], metrics=metrics))
+    auth = [(b"authorization", b"Bearer " + token), (b"content-type", b"application/json")]
+    calls = [
+        ("route_request", {"text": FEVER, "caller": "parent_assistant", "patient_id": "P0001", "patient_facts": FACTS}),
+        ("check_safety_gate", {"intent": FEVER, "caller": "nutritionist", "patient_facts": FACTS}),
+        ("route_request", {"text": FEVER, "caller": "parent_assistant", "patient_facts": {"nephrotic": "nephrotic_yes"}}),
+    ]
+    try:
+        before = len(captured())
+        for n, (tool, arguments) in enumerate(calls):
+            body = json.dumps({"jsonrpc": "2.0", "id": n, "method": "tools/call",
+                               "params": {"name": tool, "arguments": arguments}}, ensure_ascii=False).encode()
+            assert runner.request(headers=auth, body=body).status == 200
+        lines = captured()[before:]
+    finally:
+        runner.close()
+    exposition = generate_latest(metrics.registry).decode()
+    outcomes = [json.loads(line)["outcome"] for line in lines if json.loads(line).get("event") == "request"]
+    assert outcomes == ["halt:P0", "halt:P0", "invalid_argument"]
+    for forbidden in ("patient_facts", "age_years", "kidney_therapy", "transplant", "nephrotic", "0.1234", "fact"):
+        assert all(forbidden not in line for line in lines), forbidden
+        assert forbidden not in exposition, forbidden
+    assert "halt:P0" in exposition
     assert LogAudit().problems(lines) == []
 
 

@@ -33,6 +33,7 @@ SECTION_TITLES = {
     "asking": "What is asked: question words, weak keywords, consume verbs",
     "medicines": "Medicines",
     "slots": "Slot dictionaries",
+    "facts": "Patient facts: the words and thresholds through which the session's facts feed the red flags",
 }
 
 

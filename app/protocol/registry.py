@@ -29,7 +29,9 @@ DESCRIPTIONS = {
         "p0_confirm_severity, or a symptom of the child is, reason_code p0_confirm_symptom — ask all of "
         "`severity_questions` in one turn; if yes, call again with the concept ids in "
         "`confirmed_red_flags` (it halts); if not, with them in `acknowledged_red_flags`) or 'halt' (medical "
-        "emergency: stop all business calls and escalate). Text never overrides the session patient or the caller role."
+        "emergency: stop all business calls and escalate). Text never overrides the session patient or the caller role. "
+        "Pass what the session's patient profile says in `patient_facts` (age_years, kidney_therapy, nephrotic) on "
+        "every call: a fever of a transplanted child or of a baby under three months then halts."
     ),
     "check_safety_gate": (
         "Decide whether `caller` may act on `intent` (user text, an intent name or a tool name) at "
@@ -39,7 +41,8 @@ DESCRIPTIONS = {
         "the clinical calculator are for doctor_assistant) → MX-2 (gamification is the child "
         "companion's only; the child companion is kept off clinical servers) → MX-3 (write tools and "
         "their allowed callers; push_to_emr requires human confirmation) → the role × MCP permission "
-        "matrix. Call it before every business MCP call, and again on any softly classified intent."
+        "matrix. Call it before every business MCP call, and again on any softly classified intent, with the "
+        "session patient's `patient_facts` as for route_request."
     ),
     "classify_intent": (
         "Rule-based intent classification of a user message into one of 13 intents with its MCP, "

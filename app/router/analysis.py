@@ -12,6 +12,7 @@ from collections.abc import Callable
 from functools import partial
 from dataclasses import dataclass
 
+from .facts import PatientFacts, fact_flags
 from .lexicon import Hit, Hits
 from .policy import Policy, WriteTool
 from .redflags import Flag, red_flags
@@ -53,13 +54,15 @@ def analyze(
     caller: str | None = None,
     confirmed: frozenset[str] = frozenset(),
     values: Callable[[TextViews, Hits], Values] | None = None,
+    facts: PatientFacts | None = None,
 ) -> Analysis:
     """``caller`` decides whether 我 / 本人 / 自己 are the patient (SPEC §4.7 subjects); None for
     classify_intent, which has no caller. ``confirmed``: the concepts the user said are happening
     now; a mention of one halts in any context (SPEC §4.7 "Soft signs ask"). ``values``: the slot
     readers' age and temperature of the child (the Router passes its own request's reading, which
     its slots reuse; None builds an extractor per policy) — SPEC §4.7 revision 3, one reading of
-    every value."""
+    every value. ``facts``: the session's patient facts, whose red flags join the text's (SPEC §4.5
+    revision 3, ``facts.fact_flags``; they read the same temperature)."""
     read_values = values or partial(child_values, policy)
     v = views(raw)
     hits = policy.lexicon.scan(v.text)
@@ -67,7 +70,11 @@ def analyze(
     # Most texts have no red-flag, staging, critical or write word: ``get`` spares empty lists.
     get, get_squashed = hits.get, squashed.get
     critical = _critical_values(policy, v.text, hits) if "critical" in hits else []
-    flags, symptoms = red_flags(policy.red_flags, v, hits, squashed, critical, caller, read_values(v, hits))
+    child = read_values(v, hits)
+    flags, symptoms = red_flags(policy.red_flags, v, hits, squashed, critical, caller, child)
+    if facts is not None and policy.facts is not None:
+        flags = flags + fact_flags(policy.facts, policy.red_flags, facts, v.text, hits, flags, caller,
+                                   lambda: child.temperature)
     current, soft_current = _halting(policy, flags, confirmed) if flags else ([], [])
     if symptoms and confirmed:
         # a confirmed family halts (the user said yes to its question)
@@ -85,7 +92,7 @@ def _halting(policy: Policy, flags: list[Flag], confirmed: frozenset[str]) -> tu
         if f.concept in confirmed:
             current.append(f.term)
         elif f.context == "current":
-            if f.term in soft:
+            if f.term in soft and f.fact is None:  # a fact's flag is a hard one (尿少 of a graft)
                 asking.append(f.concept)
             else:
                 current.append(f.term)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ValidationError
@@ -37,6 +37,7 @@ from .models import (
     validation_message,
 )
 from .built import builder
+from .facts import PatientFacts, as_facts
 from .patients import other_patient
 from .policy import Policy
 from .slots import SlotExtractor
@@ -161,9 +162,11 @@ class Router:
         target_mcp: str = "",
         acknowledged_red_flags: Iterable[str] = (),
         confirmed_red_flags: Iterable[str] = (),
+        patient_facts: PatientFacts | Mapping[str, Any] | None = None,
         roles: frozenset[str] | None = None,
     ) -> GateResult:
-        analysis = analyze(self.policy, intent, caller, frozenset(confirmed_red_flags), self._slots.values)
+        analysis = analyze(self.policy, intent, caller, frozenset(confirmed_red_flags), self._slots.values,
+                           as_facts(patient_facts))
         acknowledged = frozenset(acknowledged_red_flags)
         verdict, resolution = gate(self.policy, self.scope, analysis, caller, target_mcp, acknowledged=acknowledged, roles=roles)
         return self._gate_result(verdict, resolution, self._red_flags(analysis, acknowledged))
@@ -217,10 +220,12 @@ class Router:
         reference_date: str | date | None = None,
         acknowledged_red_flags: Iterable[str] = (),
         confirmed_red_flags: Iterable[str] = (),
+        patient_facts: PatientFacts | Mapping[str, Any] | None = None,
         roles: frozenset[str] | None = None,
     ) -> RouteResult:
         reading = self._slots.reading(self._reference(reference_date))
-        analysis = analyze(self.policy, text, caller, frozenset(confirmed_red_flags), reading.values)
+        analysis = analyze(self.policy, text, caller, frozenset(confirmed_red_flags), reading.values,
+                           as_facts(patient_facts))
         acknowledged = frozenset(acknowledged_red_flags)
         slots = reading.extract(analysis.views, analysis.hits, self.policy_version)
         result = classify(self.policy, analysis)
@@ -235,7 +240,8 @@ class Router:
             route.gate = self._gate_result(denial, resolution, route.red_flags)
             route.mcp = resolution.mcp or route.mcp
             return route.done("denied", denial.reason_code, denial.reason)
-        ask = p0_ask(analysis, acknowledged, self.policy.red_flags.stands_for)
+        rules = self.policy.red_flags
+        ask = p0_ask(analysis, acknowledged, rules.stands_for, rules.every_sick_child, rules.answers_now)
         if ask:
             route.mcp = None  # nothing is decided until the user answers
             route.questions = self._questions(ask.matched_concepts)
@@ -303,11 +309,12 @@ class Router:
         soft = self.policy.red_flags.soft_terms
         return [
             _red_flag({"concept": f.concept, "term": f.term, "context": f.context,
-                       "acknowledged": f.concept in acknowledged, "soft": f.term in soft})
+                       "acknowledged": f.concept in acknowledged, "soft": f.term in soft and f.fact is None,
+                       "fact": f.fact})
             for f in dict.fromkeys(analysis.red_flags)  # the same mention twice is reported once
         ] + [
             _red_flag({"concept": f.concept, "term": f.term, "context": f.context,
-                       "acknowledged": f.concept in acknowledged, "soft": True})
+                       "acknowledged": f.concept in acknowledged, "soft": True, "fact": None})
             for f in analysis.symptoms
         ]
 

@@ -89,11 +89,25 @@ def gate(
     return _first_denial(policy, scope, analysis, resolution, caller, target_mcp, acknowledged, roles), resolution
 
 
-def unacknowledged(analysis: Analysis, acknowledged: frozenset[str]) -> list[str]:
-    """Terms of the non-current red flags whose concept is not acknowledged: these ask."""
+def unacknowledged(
+    analysis: Analysis, acknowledged: frozenset[str], answers_now: Mapping[str, frozenset[str]] | None = None
+) -> list[str]:
+    """Terms of the non-current red flags whose concept is not acknowledged: these ask. A symptom
+    family the user answered no to answers the concepts of its ``answers_now`` too: its question
+    asked whether their danger signs are happening now."""
+    answered = _answered(acknowledged, answers_now)
     return list(dict.fromkeys(
-        [f.term for f in analysis.red_flags if f.context != "current" and f.concept not in acknowledged]
+        [f.term for f in analysis.red_flags if f.context != "current" and f.concept not in answered]
     ))
+
+
+def _answered(acknowledged: frozenset[str], stands_for: Mapping[str, frozenset[str]] | None) -> frozenset[str]:
+    if not stands_for or not acknowledged:
+        return acknowledged
+    answered = set(acknowledged)
+    for concept in acknowledged:
+        answered |= stands_for.get(concept, frozenset())
+    return frozenset(answered)
 
 
 def unanswered_severity(
@@ -102,12 +116,8 @@ def unanswered_severity(
     """Concepts of the current soft mentions whose severity the user has not answered: these ask
     their severity question (SPEC §4.7 "Soft signs ask"). An acknowledged symptom concept answers
     the severity questions it ``stands_for`` (symptom.general: IMCI's general danger signs)."""
-    if stands_for and acknowledged:
-        answered = set(acknowledged)
-        for concept in acknowledged:
-            answered |= stands_for.get(concept, frozenset())
-        return [c for c in analysis.soft_current if c not in answered]
-    return [c for c in analysis.soft_current if c not in acknowledged]
+    answered = _answered(acknowledged, stands_for)
+    return [c for c in analysis.soft_current if c not in answered]
 
 
 def unasked_symptoms(analysis: Analysis, acknowledged: frozenset[str]) -> list[str]:
@@ -117,26 +127,40 @@ def unasked_symptoms(analysis: Analysis, acknowledged: frozenset[str]) -> list[s
 
 
 def p0_ask(
-    analysis: Analysis, acknowledged: frozenset[str], stands_for: Mapping[str, frozenset[str]] | None = None
+    analysis: Analysis, acknowledged: frozenset[str], stands_for: Mapping[str, frozenset[str]] | None = None,
+    every_sick_child: str | None = None, answers_now: Mapping[str, frozenset[str]] | None = None,
 ) -> Verdict | None:
     """P0's questions once nothing halts: a current soft mention whose severity is unanswered asks
     its severity question; then a current symptom family not acknowledged asks its question; then
     any other red flag not acknowledged asks whether it is happening now. Shared by the gate and
-    route_request (which puts the caller check before it, SPEC §4.5)."""
+    route_request (which puts the caller check before it, SPEC §4.5).
+
+    One turn holds every question about the child's current signs: a severity question also asks
+    the text's unasked symptom families, and the first turn that asks about a current sign also asks
+    ``every_sick_child``'s question (IMCI: the general danger signs of every sick child) unless it is
+    acknowledged — so a later symptom of the general families asks nothing more."""
     severity = unanswered_severity(analysis, acknowledged, stands_for) if analysis.soft_current else []
-    if severity:
-        return Verdict(False, "P0_CONFIRM", "p0_confirm_severity",
-                       "a mild form of a danger sign is mentioned: ask its severity question",
-                       matched=list(dict.fromkeys([f.term for f in analysis.red_flags
-                                                   if f.context == "current" and f.concept in severity])),
-                       matched_concepts=severity)
     families = unasked_symptoms(analysis, acknowledged) if analysis.symptoms else []
-    if families:
+    if severity or families:
+        asked = severity + families
+        if severity and stands_for:
+            # The families whose question answers a severity question asked here are asked beside it,
+            # so one no covers the family for the rest of the conversation (有点喘, then 咳嗽喘).
+            asked += [f for f, covered in stands_for.items()
+                      if f not in acknowledged and f not in asked and any(c in covered for c in severity)]
+        if every_sick_child is not None and every_sick_child not in acknowledged and every_sick_child not in asked:
+            asked.append(every_sick_child)
+        if severity:
+            return Verdict(False, "P0_CONFIRM", "p0_confirm_severity",
+                           "a mild form of a danger sign is mentioned: ask its severity question",
+                           matched=list(dict.fromkeys([f.term for f in analysis.red_flags
+                                                       if f.context == "current" and f.concept in severity])),
+                           matched_concepts=asked)
         return Verdict(False, "P0_CONFIRM", "p0_confirm_symptom",
                        "a symptom of the child is mentioned: ask its family's emergency questions",
                        matched=list(dict.fromkeys([f.term for f in analysis.symptoms if f.concept in families])),
-                       matched_concepts=families)
-    asking = unacknowledged(analysis, acknowledged) if analysis.red_flags else []
+                       matched_concepts=asked)
+    asking = unacknowledged(analysis, acknowledged, answers_now) if analysis.red_flags else []
     if asking:
         return Verdict(False, "P0_CONFIRM", "p0_confirm_current",
                        "a red flag is mentioned: ask whether it is happening to the patient now", matched=asking)
@@ -157,7 +181,8 @@ def _first_denial(
         if analysis.current:
             return Verdict(False, "P0_EMERGENCY", "p0_emergency", "emergency red flag: stop and escalate",
                            matched=list(analysis.current))
-        ask = p0_ask(analysis, acknowledged, policy.red_flags.stands_for)
+        rules = policy.red_flags
+        ask = p0_ask(analysis, acknowledged, rules.stands_for, rules.every_sick_child, rules.answers_now)
         if ask:
             return ask
 

@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal, Mapping
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
 
+from .facts import FactsArgument, PatientFacts, error_field as facts_error_field, error_message as facts_error_message
 from .slots import REFERENCE_RANGE, Quantity, SlotsResult
 
 __all__ = [
@@ -22,6 +23,7 @@ __all__ = [
     "ClassifyResult",
     "GateArgs",
     "GateResult",
+    "PatientFacts",
     "PermissionArgs",
     "PermissionResult",
     "Quantity",
@@ -140,6 +142,7 @@ class GateArgs(_Args):
     )
     acknowledged_red_flags: Acknowledged
     confirmed_red_flags: Confirmed
+    patient_facts: FactsArgument
 
 
 class ClassifyArgs(_Args):
@@ -178,6 +181,7 @@ class RouteArgs(_Args):
     )
     acknowledged_red_flags: Acknowledged
     confirmed_red_flags: Confirmed
+    patient_facts: FactsArgument
 
 
 # --------------------------------------------------------------------------------------------
@@ -232,6 +236,10 @@ class RedFlag(_Result):
     soft: bool = Field(
         description="A soft term (a parent's mild form of a danger sign): current, it asks the concept's severity "
         "question ('confirm', p0_confirm_severity) instead of halting."
+    )
+    fact: Literal["age_years", "kidney_therapy", "nephrotic"] | None = Field(
+        description="The key of `patient_facts` that made this red flag (the text's word `term` read for that "
+        "child: a fever of a transplanted child), so the dispatcher can say why; null when the text alone made it."
     )
 
 
@@ -357,6 +365,9 @@ _FIELD_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 
 def safe_field(loc: tuple[int | str, ...]) -> str:
     """The argument path of a validation error; a key that is not a plain name is not echoed."""
+    fact = facts_error_field(loc)
+    if fact is not None:
+        return fact
     parts = [str(p) for p in loc]
     if not parts or not all(_FIELD_NAME.fullmatch(p) or (p.isascii() and p.isdigit()) for p in parts):
         return "arguments"
@@ -378,6 +389,9 @@ _MESSAGES = {
 
 def validation_message(error: Mapping[str, Any]) -> str:
     kind = error.get("type", "")
+    fact = facts_error_message(error)
+    if fact is not None:
+        return fact
     if kind == "value_error":
         # Our own validators' messages ("must be a calendar date…"); pydantic prefixes "Value error, ".
         return str(error.get("ctx", {}).get("error", "is invalid"))

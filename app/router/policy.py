@@ -22,6 +22,7 @@ from typing import Annotated, Iterable, Literal, Mapping, Sequence, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
+from .facts import FactRules, FactsEntry, check as check_facts, compile_rules as compile_facts, lexicon_groups as fact_groups
 from .lexicon import Lexicon
 from .redflag_policy import ContextEntry, P0Entry, RedFlagRules, SymptomsEntry, check as check_red_flags, compile_rules
 from .text import fold
@@ -172,6 +173,7 @@ class PolicyFile(_Strict):
     asking: AskingEntry
     medicines: MedicinesEntry
     slots: SlotsEntry
+    facts: FactsEntry | None = None  # absent: patient facts feed no rule (a policy written before them)
 
 
 # --------------------------------------------------------------------------------------------
@@ -292,6 +294,7 @@ class Policy:
     asking: Asking
     write_required_slots: tuple[str, ...]
     session_only_callers: frozenset[str]
+    facts: FactRules | None  # how the session's patient facts feed the red flags (SPEC §4.5 revision 3)
 
     @property
     def policy_version(self) -> str:
@@ -397,6 +400,8 @@ def _cross_check(spec: PolicyFile) -> list[str]:
             alias_owner[key] = tool.name
 
     problems.extend(check_red_flags(spec.p0, spec.context, roles, spec.symptoms))
+    if spec.facts is not None:
+        problems.extend(check_facts(spec.facts, [c.id for c in spec.p0.concepts]))
     _duplicates(problems, "staging.terms", spec.staging.terms)
 
     intent_names = [i.name for i in spec.intents]
@@ -625,7 +630,8 @@ def _compile(spec: PolicyFile, digest: str) -> Policy:
         intent_by_mcp={i.mcp: i for i in reversed(intents)},
         emergency=emergency,
         red_flags=compile_rules(spec.p0, spec.context, spec.symptoms),
-        lexicon=Lexicon(redline_groups | intent_groups | asking_groups | slot_groups | symptom_groups),
+        lexicon=Lexicon(redline_groups | intent_groups | asking_groups | slot_groups | symptom_groups
+                        | (fact_groups(spec.facts) if spec.facts else {})),
         redline=Lexicon(redline_groups),
         intent_lexicon=Lexicon(intent_groups),
         slots=slots,
@@ -654,6 +660,7 @@ def _compile(spec: PolicyFile, digest: str) -> Policy:
         ),
         write_required_slots=tuple(spec.route.write_required_slots),
         session_only_callers=frozenset(spec.route.session_only_callers),
+        facts=compile_facts(spec.facts) if spec.facts else None,
     )
 
 

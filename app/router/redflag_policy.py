@@ -99,6 +99,9 @@ class SymptomConceptEntry(_Strict):
     question: NonEmpty
     # P0 concepts whose severity question this one answers when acknowledged (IMCI's general signs).
     stands_for: list[Name] = []
+    # P0 concepts whose sign the question asks about now (IMCI: 抽过风, 呼吸很费力): a no answers
+    # whether a non-current mention of theirs is happening now, as an acknowledgement would.
+    answers_now: list[Name] = []
 
 
 class CompoundEntry(_Strict):
@@ -130,6 +133,9 @@ class SymptomFamilyEntry(_Strict):
 
 class SymptomsEntry(_Strict):
     not_inside: list[NonEmpty] = []  # phrases that hold a symptom word and are none (the longer hides it)
+    # The family whose question every sick child is asked once (WHO IMCI: the general danger signs in
+    # every sick child), in the first turn that asks about any current sign of the child.
+    every_sick_child: SymptomId | None = None
     concepts: Annotated[list[SymptomConceptEntry], Field(min_length=1)]
     families: Annotated[list[SymptomFamilyEntry], Field(min_length=1)]
 
@@ -298,7 +304,12 @@ def _check_symptoms(symptoms: SymptomsEntry, p0: P0Entry, owner: dict[str, str],
     if len(set(ids)) != len(ids):
         problems.append("symptoms.concepts: a concept id is listed twice")
     p0_ids = {c.id: c for c in p0.concepts}
+    if symptoms.every_sick_child is not None and symptoms.every_sick_child not in ids:
+        problems.append(f"symptoms.every_sick_child: unknown symptom concept {symptoms.every_sick_child!r}")
     for concept in symptoms.concepts:
+        for target in concept.answers_now:
+            if target not in p0_ids:
+                problems.append(f"symptoms.concepts.{concept.id}.answers_now: unknown P0 concept {target!r}")
         for target in concept.stands_for:
             if target not in p0_ids:
                 problems.append(f"symptoms.concepts.{concept.id}.stands_for: unknown P0 concept {target!r}")
@@ -417,7 +428,15 @@ class RedFlagRules:
     # concepts whose severity question its acknowledgement answers. Their questions are in
     # ``severity_questions``.
     symptom_concepts: frozenset[str] = frozenset()
+    # The concept of the symptom family named "fever": a current temperature reading of the child at
+    # or above the fever threshold, as the slot readers read it (高热39, 额温38.6, a bare 39度), is a
+    # mention of it — one reading of every value; None when the policy has no such family.
+    fever_symptom: str | None = None
+    every_sick_child: str | None = None  # asked beside the first question about a current sign
     stands_for: dict[str, frozenset[str]] = dataclass_field(default_factory=dict)
+    # per symptom concept, every P0 concept a no to its question says is not happening now (its
+    # ``stands_for`` and its ``answers_now``): their non-current mentions ask no more
+    answers_now: dict[str, frozenset[str]] = dataclass_field(default_factory=dict)
 
 
 _CN = "零一二两三四五六七八九十"
@@ -491,7 +510,11 @@ def compile_rules(p0: P0Entry, context: ContextEntry, symptoms: SymptomsEntry | 
         term_count=sum(len(c.terms) + len(c.soft_terms) for c in p0.concepts),
         pattern_count=len(patterns),
         symptom_concepts=frozenset(c.id for c in (symptoms.concepts if symptoms else ())),
+        every_sick_child=symptoms.every_sick_child if symptoms else None,
+        fever_symptom=next((f.concept for f in (symptoms.families if symptoms else ()) if f.name == "fever"), None),
         stands_for={c.id: frozenset(c.stands_for) for c in (symptoms.concepts if symptoms else ()) if c.stands_for},
+        answers_now={c.id: frozenset(c.stands_for) | frozenset(c.answers_now)
+                     for c in (symptoms.concepts if symptoms else ()) if c.stands_for or c.answers_now},
     )
 
 

@@ -9,14 +9,16 @@ mention's context is read on the same text. ``context.contexts`` then gives each
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from . import numerals
 from .context import CURRENT, HYPOTHETICAL, Mention, contexts
 from .lexicon import Hit, Hits
 from .redflag_policy import BloodPressure, RedFlagRules
-from .slots import Values
 from .text import TextViews, kept_offsets
+
+if TYPE_CHECKING:  # the slot readers import the policy, which imports this module's Flag (through facts)
+    from .slots import Values
 
 
 # tuple.__new__ builds a NamedTuple in C (its own __new__ is Python); a Hit (start, end, term,
@@ -28,6 +30,7 @@ class Flag(NamedTuple):
     concept: str
     term: str  # a policy term or pattern / rule name, never the request's own text
     context: str
+    fact: str | None = None  # the patient fact that made the flag (SPEC §4.5 revision 3, ``facts``)
 
 
 def red_flags(
@@ -63,6 +66,12 @@ def red_flags(
     # scan, under their symptom concept).
     symptom_concepts = rules.symptom_concepts
     symptoms = _terms(hits.get("symptom"))
+    if rules.fever_symptom is not None and values.temperature is not None and values.temperature_at >= 0 \
+            and values.temperature >= rules.infant_fever.min_celsius:
+        # The child's current reading at or above the fever threshold is a fever, whatever word
+        # introduced it or none (孩子39度怎么办): the slot reader has read whose it is and when.
+        at = values.temperature_at
+        symptoms.append(_as_mention(Mention, (at, _reading_end(text, at), "fever", rules.fever_symptom)))
     if extra and symptom_concepts:
         symptoms += [m for m in extra if m.concept in symptom_concepts]
         extra = [m for m in extra if m.concept not in symptom_concepts]

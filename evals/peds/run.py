@@ -5,6 +5,9 @@
     python evals/peds/run.py --app-root DIR --section "Baseline (main @ 295f4c9)" --record
                                                    the same with the router of another checkout
                                                    (a ``git worktree`` of an older commit)
+    python evals/peds/run.py --facts               every route_request with the patient facts that
+                                                   ``evals/facts/derive.py`` derives from the row
+                                                   (its age label, a therapy its text states)
 
 Labels come from ``rows.jsonl`` (written blind to the router, merged by ``merge.py``). Texts of the
 committable sources are in ``rows.jsonl``; the local-only texts (cmdd, dxy) come from
@@ -49,6 +52,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+from evals.facts.derive import facts_of  # noqa: E402
 from evals.realtext.run import Target, flags, one_line, rate, same  # noqa: E402
 
 ROWS = HERE / "rows.jsonl"
@@ -102,14 +106,16 @@ def make_router(app_root: Path | None) -> Any:
     return Router(load_policy(), today=lambda: REFERENCE)
 
 
-def run_router(router: Any, rows: list[dict[str, Any]]) -> list[Outcome]:
-    """One outcome per row with a text: the gate's status, the intent and the slots."""
+def run_router(router: Any, rows: list[dict[str, Any]], facts: bool = False) -> list[Outcome]:
+    """One outcome per row with a text: the gate's status, the intent and the slots. ``facts``: route
+    with the patient facts derived from the row (``evals/facts/derive.py``)."""
     out = []
     for row in rows:
         if "text" not in row:
             continue
+        extra = {"patient_facts": facts_of(row, row["text"])} if facts else {}
         routed = router.route_request(row["text"], caller=CALLER, patient_id=SESSION_PATIENT,
-                                      reference_date=REFERENCE).model_dump(mode="json")
+                                      reference_date=REFERENCE, **extra).model_dump(mode="json")
         intent = router.classify_intent(row["text"]).model_dump(mode="json")["intent"]
         slots = router.extract_slots(row["text"], reference_date=REFERENCE).model_dump(mode="json")
         # A matched term is words of the text: a local-only row shows only concept and context.
@@ -409,11 +415,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--section", default=THIS_TREE, help="the report section this run writes")
     parser.add_argument("--local", type=Path, default=LOCAL_TEXTS, help="local-only texts (texts.py writes them)")
     parser.add_argument("--test", action="store_true", help="also show the test split's targets (a deliberate scoring)")
+    parser.add_argument("--facts", action="store_true", help="route with the patient facts derived from each row (evals/facts)")
     parser.add_argument("--pool", choices=("tune", "heldout"),
                         help="score a part of the labelled pool instead (pool_rows.jsonl; README \"The pool\")")
     parser.add_argument("--sealed", action="store_true",
                         help="score the sealed part (sealed_rows.jsonl; README \"The sealed part\"): once, after the last merge")
     args = parser.parse_args(argv)
+    if args.facts and (args.record or args.test or args.pool):
+        parser.error("--facts measures the dev split only: no --record, --test or --pool")
     if args.pool:
         return score_pool(args.pool, make_router(args.app_root))
     if args.sealed:
@@ -422,14 +431,15 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     rows, local = load_rows(args.local)
     router = make_router(args.app_root)
-    outcomes = run_router(router, rows)
+    outcomes = run_router(router, rows, args.facts)
     if not outcomes:
         print("no row has a text", file=sys.stderr)
         return 2
     measured = Counter(o["row"]["source"] for o in outcomes)
     meta = {
         "command": "`python evals/peds/run.py" + (f" --app-root {args.app_root}" if args.app_root else "")
-        + (f" --section '{args.section}'" if args.section != THIS_TREE else "") + (" --record" if args.record else "") + "`",
+        + (f" --section '{args.section}'" if args.section != THIS_TREE else "") + (" --facts" if args.facts else "")
+        + (" --record" if args.record else "") + "`",
         "router": tree_of(Path(sys.modules["app"].__file__ or "").parent.parent),
         "policy_version": router.policy_version,
         "measured": ", ".join(f"{source} {measured[source]}" for source in SOURCES) + f" ({len(outcomes)} of {len(rows)} rows)",

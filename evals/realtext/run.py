@@ -4,6 +4,8 @@
     python evals/realtext/run.py --record        also rewrite evals/realtext/REPORT.md
     python evals/realtext/run.py --data DIR      the same figures on another labelled set (for
                                                  example the held-out half, kept off the repository)
+    python evals/realtext/run.py --facts         route_request with the patient facts that
+                                                 ``evals/facts/derive.py`` derives from each row
 
 The labels were written blind to the router (see LABELS.md): a miss here is the router's, unless
 the label is wrong, and a label is never changed to make a figure better.
@@ -101,12 +103,15 @@ def flags(result: dict[str, Any]) -> str:
 # ------------------------------------------------------------------------------------------------
 
 
-def red_flag_section(router: Any, rows: list[dict[str, Any]]) -> Section:
-    section = Section("Red flags in context (`route_request`, caller parent_assistant)")
+def red_flag_section(router: Any, rows: list[dict[str, Any]], facts: bool = False) -> Section:
+    section = Section("Red flags in context (`route_request`, caller parent_assistant" + (", patient facts derived)" if facts else ")"))
     outcome: list[tuple[dict[str, Any], dict[str, Any]]] = []
+    if facts:
+        from evals.facts.derive import facts_of
     for row in rows:
+        extra = {"patient_facts": facts_of(row, row["text"])} if facts else {}
         result = router.route_request(row["text"], caller=CALLER, patient_id=SESSION_PATIENT,
-                                      reference_date=REFERENCE).model_dump(mode="json")
+                                      reference_date=REFERENCE, **extra).model_dump(mode="json")
         outcome.append((row, result))
 
     def status_counts(label: str, subject: str | None = None) -> Counter[str]:
@@ -240,7 +245,7 @@ def markdown(sections: list[Section], meta: dict[str, str]) -> str:
     return "\n".join(out)
 
 
-def evaluate(data: Path) -> tuple[Any, list[Section]]:
+def evaluate(data: Path, facts: bool = False) -> tuple[Any, list[Section]]:
     """The router and every section whose file is in ``data``."""
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
@@ -250,7 +255,7 @@ def evaluate(data: Path) -> tuple[Any, list[Section]]:
     sections: list[Section] = []
     red = data / "redflags.jsonl"
     if red.is_file():
-        sections.append(red_flag_section(router, load(red)))
+        sections.append(red_flag_section(router, load(red), facts))
     domain = data / "indomain.jsonl"
     if domain.is_file():
         rows = load(domain)
@@ -263,15 +268,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=HERE, help="directory with redflags.jsonl / indomain.jsonl")
     parser.add_argument("--record", action="store_true", help="rewrite evals/realtext/REPORT.md")
+    parser.add_argument("--facts", action="store_true", help="route with the patient facts derived from each row (evals/facts)")
     args = parser.parse_args(argv)
+    if args.facts and args.record:
+        parser.error("--facts figures are not the report's: run without --record")
 
     started = time.perf_counter()
-    router, sections = evaluate(args.data)
+    router, sections = evaluate(args.data, args.facts)
     if not sections:
         print(f"no redflags.jsonl or indomain.jsonl in {args.data}", file=sys.stderr)
         return 2
     meta = {
-        "command": "`python evals/realtext/run.py`",
+        "command": "`python evals/realtext/run.py" + (" --facts" if args.facts else "") + "`",
         "policy_version": router.policy_version,
         "data": str(args.data.resolve().relative_to(ROOT)) if args.data.resolve().is_relative_to(ROOT) else "outside the repository",
         "runtime": f"{time.perf_counter() - started:.2f} s",

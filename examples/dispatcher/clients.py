@@ -20,7 +20,20 @@ from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool
 from langchain_mcp_adapters.client import MultiServerMCPClient
 
+from . import mocks
+
 ROUTER = "router"
+FACT_KEYS = ("age_years", "kidney_therapy", "nephrotic")
+
+
+def patient_facts(patient_id: str | None) -> dict[str, Any] | None:
+    """The session patient's facts for the router (SPEC §4.5 revision 3): read from the patient
+    profile that the dispatcher's authenticated session holds — here the stub HIS's records — and
+    never from the user's words. None without a session patient or a profile."""
+    profile = mocks.PROFILES.get(patient_id) if patient_id else None
+    if profile is None:
+        return None
+    return {key: profile[key] for key in FACT_KEYS if key in profile}
 
 
 class ToolError(RuntimeError):
@@ -59,9 +72,19 @@ class Tools:
         args = schema.args_schema if isinstance(schema.args_schema, dict) else {}
         return argument in args.get("properties", {})
 
+    def facts_for(self, tool: str, patient_id: str | None) -> dict[str, Any]:
+        """`{"patient_facts": …}` for a router call about the session patient, when the router takes
+        them (feature detection, as for acknowledged_red_flags); else nothing."""
+        facts = patient_facts(patient_id)
+        if not facts or not self.accepts(ROUTER, tool, "patient_facts"):
+            return {}
+        return {"patient_facts": facts}
+
     async def call(self, server: str, tool: str, args: dict[str, Any]) -> dict[str, Any]:
         """structuredContent of the result; ToolError on `isError: true`."""
         entry = {"server": server, "tool": tool, "caller": args.get("caller")}
+        if "patient_facts" in args:
+            entry["patient_facts"] = args["patient_facts"]
         if "acknowledged_red_flags" in args:
             entry["acknowledged_red_flags"] = args["acknowledged_red_flags"]
         if "confirmed_red_flags" in args:

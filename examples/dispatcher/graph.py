@@ -146,6 +146,7 @@ def build(tools: Tools, classifier: Classifier, *, reference_date: str | None = 
             args["acknowledged_red_flags"] = acknowledged
         if confirmed and confirm_supported:
             args["confirmed_red_flags"] = confirmed
+        args.update(tools.facts_for("route_request", state.get("patient_id")))  # the session's, never the text's
         try:
             result = await tools.call(ROUTER, "route_request", args)
         except ToolError as exc:
@@ -242,6 +243,7 @@ def build(tools: Tools, classifier: Classifier, *, reference_date: str | None = 
         gate_args: dict[str, Any] = {"intent": intent, "caller": state["caller"], "target_mcp": target}
         if state.get("acknowledged") and ack_supported:
             gate_args["acknowledged_red_flags"] = state["acknowledged"]
+        gate_args.update(tools.facts_for("check_safety_gate", state.get("patient_id")))
         try:
             gate = await tools.call(ROUTER, "check_safety_gate", gate_args)
         except ToolError:

@@ -36,13 +36,15 @@ LIS = "a207-lis-mcp"
 NCALC = "a207-nutrition-calc-mcp"
 KNOWLEDGE = "a207-knowledge-mcp"
 
+# kidney_therapy / nephrotic: the coded fields a dispatcher passes to the router as patient facts
+# (SPEC §4.5 revision 3, clients.patient_facts), with age_years.
 PROFILES: dict[str, dict[str, Any]] = {
     "P0001": {"name": "小明", "age_years": 8, "sex": "M", "diagnosis": "CKD 3期（肾发育不良）", "weight_kg": 24.5,
-              "allergies": ["花生"], "history": "2023年起随访", "phone": "138****0001"},
+              "allergies": ["花生"], "history": "2023年起随访", "phone": "138****0001", "kidney_therapy": "ckd", "nephrotic": False},
     "P0002": {"name": "小红", "age_years": 11, "sex": "F", "diagnosis": "肾病综合征", "weight_kg": 33.0,
-              "allergies": [], "history": "激素治疗中", "phone": "138****0002"},
+              "allergies": [], "history": "激素治疗中", "phone": "138****0002", "kidney_therapy": "none", "nephrotic": True},
     "P0003": {"name": "小刚", "age_years": 5, "sex": "M", "diagnosis": "CKD 4期", "weight_kg": 17.2,
-              "allergies": ["牛奶"], "history": "腹透评估中", "phone": "138****0003"},
+              "allergies": ["牛奶"], "history": "腹透评估中", "phone": "138****0003", "kidney_therapy": "ckd", "nephrotic": False},
 }
 # The limited view (`RL` cells): what a parent or nutritionist sees of the HIS record.
 LIMITED_PROFILE_FIELDS = ("name", "age_years", "sex", "weight_kg", "allergies")

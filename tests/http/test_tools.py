@@ -20,6 +20,13 @@ CALLS = [
     ("route_request", {"text": "把今天的化验结果写回病历", "caller": "doctor_assistant", "patient_id": "P0003"}),
     ("route_request", {"text": "晚饭吃了两碗米饭和半个苹果，能吃香蕉吗", "caller": "parent_assistant", "patient_id": "P0001", "reference_date": REF}),
     ("route_request", {"text": "你好", "caller": "child_companion"}),
+    ("route_request", {"text": "孩子今天烧到38.6", "caller": "parent_assistant", "patient_id": "P0001", "reference_date": REF,
+                       "patient_facts": {"age_years": 7, "kidney_therapy": "transplant", "nephrotic": False}}),
+    ("route_request", {"text": "孩子以前肚子疼过", "caller": "parent_assistant", "reference_date": REF,
+                       "patient_facts": {"kidney_therapy": "pd"}}),
+    ("route_request", {"text": "孩子今天发烧了", "caller": "parent_assistant", "reference_date": REF, "patient_facts": None}),
+    ("route_request", {"text": "孩子今天发烧了", "caller": "parent_assistant", "reference_date": REF, "patient_facts": {}}),
+    ("check_safety_gate", {"intent": "宝宝今天发烧了", "caller": "nutritionist", "patient_facts": {"age_years": 0.1}}),
     ("check_safety_gate", {"intent": "push_to_emr", "caller": "doctor_assistant"}),
     ("check_safety_gate", {"intent": "award_badge", "caller": "doctor_assistant", "target_mcp": "a207-gamification-mcp"}),
     ("check_safety_gate", {"intent": "孩子 无 尿 一天了", "caller": "nutritionist"}),
@@ -95,6 +102,20 @@ BAD_ARGUMENTS = [
     ("impossible reference date", "extract_slots", {"text": "昨天", "reference_date": "2026-02-30"}, "reference_date"),
     ("arguments not an object", "classify_intent", ["secret text"], "arguments"),
     ("null argument", "check_safety_gate", {"intent": None, "caller": "doctor_assistant"}, "intent"),
+    ("unknown patient fact is not echoed", "route_request",
+     {"text": "孩子发烧了", "caller": "parent_assistant", "patient_facts": {"secret_fact_key": 1}}, "patient_facts"),
+    ("unknown kidney therapy", "route_request",
+     {"text": "孩子发烧了", "caller": "parent_assistant", "patient_facts": {"kidney_therapy": "secret_therapy"}},
+     "patient_facts.kidney_therapy"),
+    ("negative age", "check_safety_gate",
+     {"intent": "孩子发烧了", "caller": "parent_assistant", "patient_facts": {"age_years": -3}}, "patient_facts.age_years"),
+    ("age as a string", "check_safety_gate",
+     {"intent": "孩子发烧了", "caller": "parent_assistant", "patient_facts": {"age_years": "0.1secret"}},
+     "patient_facts.age_years"),
+    ("nephrotic as a string", "route_request",
+     {"text": "孩子发烧了", "caller": "parent_assistant", "patient_facts": {"nephrotic": "secret-yes"}}, "patient_facts.nephrotic"),
+    ("facts not an object", "route_request",
+     {"text": "孩子发烧了", "caller": "parent_assistant", "patient_facts": "transplant-secret"}, "patient_facts"),
 ]
 
 
@@ -112,7 +133,7 @@ def test_bad_arguments_are_tool_errors_without_echo(service, listed, tool, argum
     for value in (arguments.values() if isinstance(arguments, dict) else arguments):
         if isinstance(value, str) and len(value) > 2:
             assert value not in response.text
-    assert "我的秘密" not in response.text
+    assert "我的秘密" not in response.text and "secret" not in response.text
     assert service.access_log()[-1]["outcome"] == "invalid_argument"
 
 

@@ -114,6 +114,19 @@ CALLS: list[Call] = [
          {"allow": False, "applied_rule": "MX-2"}),
     Call("check_safety_gate", {"intent": "delete_patient_record", "caller": "doctor_assistant", "target_mcp": "a207-his-mcp"},
          {"allow": False, "reason_code": "mx3_unregistered_write"}),
+    # Patient facts from the dispatcher's session (SPEC §4.5 revision 3): the same fever halts for a
+    # transplanted child and a two-month-old; the facts' schema must pass each client's validation.
+    Call("route_request", {"text": "孩子今天烧到38.6", "caller": "parent_assistant", "patient_id": "P0001", "reference_date": REFERENCE_DATE,
+                           "patient_facts": {"age_years": 7.5, "kidney_therapy": "transplant", "nephrotic": False}},
+         {"status": "halt", "reason_code": "p0_emergency"}),
+    Call("route_request", {"text": "孩子以前肚子疼过，能吃香蕉吗", "caller": "parent_assistant", "patient_id": "P0001", "reference_date": REFERENCE_DATE,
+                           "patient_facts": {"kidney_therapy": "pd"}},
+         {"status": "confirm", "reason_code": "p0_confirm_current"}),
+    Call("check_safety_gate", {"intent": "宝宝今天发烧了", "caller": "parent_assistant", "patient_facts": {"age_years": 0.1}},
+         {"allow": False, "gate": "P0_EMERGENCY"}),
+    Call("route_request", {"text": "香蕉的钾含量高吗", "caller": "parent_assistant", "patient_id": "P0001", "reference_date": REFERENCE_DATE,
+                           "patient_facts": None},
+         {"status": "proceed", "intent": "nutrition_calc"}),
     # A soft sign asks its severity question (SPEC §4.7 "Soft signs ask"); on "yes" the dispatcher
     # resends the text with the concept in confirmed_red_flags: it halts. CONFIRM_ROUND_TRIP names them.
     Call("route_request", {"text": "孩子今天精神不好，能吃香蕉吗", "caller": "parent_assistant", "patient_id": "P0001", "reference_date": REFERENCE_DATE},
@@ -129,6 +142,9 @@ CALLS: list[Call] = [
 
 ACK_ROUND_TRIP = (3, 4)  # indexes in CALLS: confirm, then the same text acknowledged
 CONFIRM_ROUND_TRIP = (len(CALLS) - 3, len(CALLS) - 2)  # severity question, then the same text confirmed
+
+# Indexes in CALLS of the calls with patient facts (SPEC §4.5 revision 3).
+FACT_CALLS = tuple(i for i, c in enumerate(CALLS) if "patient_facts" in c.arguments)
 
 # A bad argument (an extra key) is a tool error, not a protocol error.
 BAD_CALL = Call("check_permission", {"caller": "doctor_assistant", "mcp": "a207-lis-mcp", "action": "read", "extra": 1},

@@ -262,3 +262,38 @@ def test_unknown_acknowledged_concept_is_invalid_and_not_echoed(interop_server):
     error = result.structured_content["error"]
     assert (error["code"], error["field"]) == ("INVALID_ARGUMENT", "acknowledged_red_flags")
     assert secret not in result.content[0].text
+
+
+def test_patient_facts_validate_against_the_listed_schema_and_halt(interop_server):
+    """SPEC §4.5 revision 3 with the official Python client: the listed inputSchema accepts facts
+    (and null / {}), refuses an unknown therapy; the fever of a transplanted child halts with the
+    fact named; a bad value is an INVALID_ARGUMENT that echoes nothing."""
+    import jsonschema
+
+    text = "孩子今天烧到38.6"
+    args = {"text": text, "caller": "parent_assistant", "patient_id": "P0001", "reference_date": "2026-11-30"}
+
+    async def scenario():
+        async with _session(*interop_server) as (session, _):
+            listing = await session.list_tools()
+            schema = next(t.input_schema for t in listing.tools if t.name == "route_request")
+            with_facts = await session.call_tool("route_request", {**args, "patient_facts": {"kidney_therapy": "transplant"}})
+            without = await session.call_tool("route_request", args)
+            empty = await session.call_tool("route_request", {**args, "patient_facts": {}})
+            bad = await session.call_tool("route_request", {**args, "patient_facts": {"kidney_therapy": "xenograft_zq"}})
+            return schema, with_facts, without, empty, bad
+
+    schema, with_facts, without, empty, bad = _run(scenario())
+    for facts in ({"kidney_therapy": "transplant"}, {"age_years": 0.1, "nephrotic": True}, {}, None):
+        jsonschema.validate({**args, "patient_facts": facts}, schema)
+    for facts in ({"kidney_therapy": "xenograft_zq"}, {"age_years": -1}, {"age_years": "1"}, {"extra": 1}):
+        assert not jsonschema.Draft202012Validator(schema).is_valid({**args, "patient_facts": facts}), facts
+    assert with_facts.structured_content["status"] == "halt"
+    assert [(f["concept"], f["fact"]) for f in with_facts.structured_content["red_flags"]] == [
+        ("transplant_alert", "kidney_therapy")]
+    assert without.structured_content["status"] != "halt"
+    assert empty.structured_content == without.structured_content
+    assert bad.is_error is True
+    error = bad.structured_content["error"]
+    assert (error["code"], error["field"]) == ("INVALID_ARGUMENT", "patient_facts.kidney_therapy")
+    assert "xenograft_zq" not in json.dumps(bad.structured_content)

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ACK_ROUND_TRIP, BAD_CALL, CALLS, CONFIRM_ROUND_TRIP, FIVE_TOOLS, IN_CI
+from .conftest import ACK_ROUND_TRIP, BAD_CALL, CALLS, CONFIRM_ROUND_TRIP, FACT_CALLS, FIVE_TOOLS, IN_CI
 
 TS_DIR = Path(__file__).resolve().parent / "ts"
 SDK = "@modelcontextprotocol/sdk"
@@ -191,6 +191,31 @@ def test_severity_confirmation_round_trip(ts_output, interop_cases):
     confirmed = CALLS[CONFIRM_ROUND_TRIP[1]].arguments["confirmed_red_flags"]
     assert sorted({q["concept"] for q in first["severity_questions"]}) == confirmed
     assert (second["status"], second["reason_code"]) == ("halt", "p0_emergency")
+
+
+def test_every_input_validates_with_the_sdks_validator(ts_output):
+    """The SDK's own JSON Schema validator accepts every call's arguments against the listed
+    inputSchema — patient_facts included — and refuses the bad call's extra key."""
+    results = ts_output["results"]
+    # Not checked: null for a list argument (acknowledged_red_flags: null), which the server takes as
+    # the empty list (SPEC §5.3) while the listed schema says array only (left as found).
+    checked = [r["inputValid"] for call, r in zip(CALLS, results)
+               if not any(v is None for k, v in call.arguments.items() if k.endswith("_red_flags"))]
+    assert len(checked) >= len(CALLS) - 2
+    assert checked == [True] * len(checked)
+    assert results[-1]["inputValid"] is False
+
+
+def test_patient_facts_halt_and_name_the_fact(ts_output):
+    """SPEC §4.5 revision 3 over the TypeScript client: the fever of a transplanted child halts, its
+    red flag names the fact; a past belly ache of a child on PD asks; null facts change nothing."""
+    assert len(FACT_CALLS) >= 3
+    results = [ts_output["results"][i] for i in FACT_CALLS]
+    assert all(r["inputValid"] and r["sdkError"] is None for r in results)
+    transplant = results[0]["structuredContent"]
+    assert transplant["status"] == "halt"
+    assert [(f["concept"], f["fact"]) for f in transplant["red_flags"]] == [("transplant_alert", "kidney_therapy")]
+    assert results[1]["structuredContent"]["status"] == "confirm"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -47,7 +47,7 @@ CASES = [
      [('"吃点什么药", "吃些什么药",\n]\nrequired_slots = []', '"吃点什么药", "吃些什么药",\n]\nrequired_slots = ["food"]')],
      text("肾病综合征是什么")),
     ("status", "the seizure concept renamed: acknowledging 'seizure' is now an argument error",
-     [('id = "seizure"', 'id = "convulsion"')],
+     [('id = "seizure"', 'id = "convulsion"'), ('answers_now = ["seizure",', 'answers_now = ["convulsion",')],
      {"id": "c1", "tool": "route_request",
       "arguments": {"text": "孩子没有抽搐", "caller": "parent_assistant", "acknowledged_red_flags": ["seizure"]}}),
     ("intent", "报表 moved from report to followup",

@@ -61,3 +61,25 @@ def test_policy_check_refuses_with_reasons(tmp_path):
     result = run("policy", "check", str(bad))
     assert result.returncode == 1
     assert "unregistered MCP 'M77'" in result.stderr
+
+
+def test_decide_takes_patient_facts():
+    """SPEC §4.5 revision 3 through the CLI: the same fever halts with the session's facts, a bad
+    fact is an INVALID_ARGUMENT that echoes nothing."""
+    text = "孩子今天烧到38.6"
+    calls = [
+        {"tool": "route_request", "arguments": {"text": text, "caller": "parent_assistant"}},
+        {"tool": "route_request", "arguments": {"text": text, "caller": "parent_assistant",
+                                                "patient_facts": {"kidney_therapy": "transplant"}}},
+        {"tool": "check_safety_gate", "arguments": {"intent": text, "caller": "parent_assistant",
+                                                    "patient_facts": {"age_years": 0.1}}},
+        {"tool": "route_request", "arguments": {"text": text, "caller": "parent_assistant",
+                                                "patient_facts": {"kidney_therapy": "secret_graft"}}},
+    ]
+    result = run("decide", stdin="\n".join(json.dumps(c, ensure_ascii=False) for c in calls) + "\n")
+    assert result.returncode == 0, result.stderr
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert lines[0]["status"] != "halt"
+    assert lines[1]["status"] == "halt" and [f["fact"] for f in lines[1]["red_flags"] if f["fact"]] == ["kidney_therapy"]
+    assert lines[2]["gate"] == "P0_EMERGENCY"
+    assert lines[3]["error"]["field"] == "patient_facts.kidney_therapy" and "secret_graft" not in result.stdout

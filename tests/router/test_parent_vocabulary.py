@@ -167,13 +167,24 @@ def test_a_strong_form_halts(router: Router, text, concept):
     assert [f.soft for f in result.red_flags if f.concept == concept and f.context == "current"][:1] == [False]
 
 
+def assert_asked_in_one_turn(policy, questions, concept: str) -> None:
+    """A severity question asks the concept's own question first; beside it only symptom families —
+    the every-sick-child one (IMCI's general danger signs, asked once per conversation) and the
+    families whose question answers this one — so a no covers them for the rest of the conversation."""
+    asked = [(q.concept, q.question) for q in questions]
+    assert asked[0] == (concept, policy.red_flags.severity_questions[concept])
+    beside = [c for c, _ in asked[1:]]
+    assert all(c.startswith("symptom.") for c in beside), beside
+    assert policy.red_flags.every_sick_child in beside
+    families = [f for f, covered in policy.red_flags.stands_for.items() if concept in covered]
+    assert all(f in beside for f in families), (families, beside)
+
+
 @pytest.mark.parametrize(("text", "concept"), [r[1:] for r in SOFT], ids=[r[0] for r in SOFT])
 def test_a_mild_form_asks_its_severity_question(router: Router, policy, text, concept):
     result = router.route_request(text, PARENT, "P0001")
     assert (result.status, result.reason_code) == ("confirm", "p0_confirm_severity"), result.red_flags
-    assert [(q.concept, q.question) for q in result.severity_questions] == [
-        (concept, policy.red_flags.severity_questions[concept])
-    ]
+    assert_asked_in_one_turn(policy, result.severity_questions, concept)
     assert router.route_request(text, PARENT, "P0001", confirmed_red_flags=[concept]).status == "halt"
 
 

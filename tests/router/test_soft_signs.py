@@ -8,6 +8,7 @@ import pytest
 from app.protocol.registry import input_schema
 from app.router import ArgumentError, Router
 from app.router.engine import TOOLS
+from .test_parent_vocabulary import assert_asked_in_one_turn
 
 PARENT = "parent_assistant"
 
@@ -46,13 +47,11 @@ SOFT = [
 def test_a_current_soft_mention_asks_its_severity_question(router: Router, policy, text, concept):
     asked = router.route_request(text, PARENT, "P0001")
     assert (asked.status, asked.reason_code) == ("confirm", "p0_confirm_severity")
-    assert [(q.concept, q.question) for q in asked.severity_questions] == [
-        (concept, policy.red_flags.severity_questions[concept])
-    ]
+    assert_asked_in_one_turn(policy, asked.severity_questions, concept)
     assert [f.soft for f in asked.red_flags if f.concept == concept] == [True]
     gate = router.check_safety_gate(text, PARENT)
-    assert (gate.gate, gate.reason_code, [q.concept for q in gate.severity_questions]) == (
-        "P0_CONFIRM", "p0_confirm_severity", [concept])
+    assert (gate.gate, gate.reason_code, gate.severity_questions) == (
+        "P0_CONFIRM", "p0_confirm_severity", asked.severity_questions)
     # yes → halt, in route_request and in the gate
     yes = router.route_request(text, PARENT, "P0001", confirmed_red_flags=[concept])
     assert (yes.status, yes.reason_code, yes.severity_questions) == ("halt", "p0_emergency", [])

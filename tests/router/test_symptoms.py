@@ -253,8 +253,9 @@ STANDS_FOR = [
 @pytest.mark.parametrize(("text", "concept"), [r[1:] for r in STANDS_FOR], ids=[r[0] for r in STANDS_FOR])
 def test_acknowledging_general_answers_the_general_danger_signs(router: Router, text, concept):
     first = router.route_request(text, PARENT, "P0001")
+    # one turn: the sign's own severity question, then the general one beside it
     assert (first.status, first.reason_code, [q.concept for q in first.severity_questions]) == (
-        "confirm", "p0_confirm_severity", [concept])
+        "confirm", "p0_confirm_severity", [concept, GENERAL])
     # the severity answered alone leaves the symptom's question
     then = router.route_request(text, PARENT, "P0001", acknowledged_red_flags=[concept])
     assert (then.status, then.reason_code) == ("confirm", "p0_confirm_symptom")
@@ -267,7 +268,10 @@ def test_acknowledging_general_answers_the_general_danger_signs(router: Router, 
 def test_general_does_not_answer_a_breathing_sign(router: Router):
     result = router.route_request("孩子发烧，有点喘", PARENT, "P0001", acknowledged_red_flags=[GENERAL])
     assert (result.status, result.reason_code) == ("confirm", "p0_confirm_severity")
-    assert [q.concept for q in result.severity_questions] == ["respiratory_distress"]
+    # the breathing family's question answers respiratory_distress's: asked beside it, once
+    assert [q.concept for q in result.severity_questions] == ["respiratory_distress", "symptom.breathing"]
+    done = router.route_request("孩子咳嗽，有点喘", PARENT, "P0001", acknowledged_red_flags=[GENERAL, "symptom.breathing"])
+    assert done.status not in ("halt", "confirm"), done.red_flags
 
 
 def test_movements_keep_their_own_question(router: Router, policy):
@@ -281,13 +285,36 @@ def test_movements_keep_their_own_question(router: Router, policy):
 
 
 def test_order_severity_then_symptom_then_current(router: Router):
-    text = "孩子发烧了，以前抽搐过"
+    text = "孩子发烧了，以前便血过"
     first = router.route_request(text, PARENT, "P0001")
     assert first.reason_code == "p0_confirm_symptom"
     second = router.route_request(text, PARENT, "P0001", acknowledged_red_flags=[GENERAL])
     assert second.reason_code == "p0_confirm_current"
-    assert router.route_request(text, PARENT, "P0001", acknowledged_red_flags=[GENERAL, "seizure"]).status not in (
+    assert router.route_request(text, PARENT, "P0001", acknowledged_red_flags=[GENERAL, "gi_bleeding"]).status not in (
         "halt", "confirm")
+
+
+ANSWERED_NOW = [
+    # id, text with a non-current mention, what still asks without the general acknowledgement
+    ("a past fit", "孩子发烧了，以前抽搐过", "seizure"),
+    ("no hard breathing", "孩子咳嗽，没有呼吸困难", "respiratory_distress"),
+]
+
+
+@pytest.mark.parametrize(("text", "concept"), [r[1:] for r in ANSWERED_NOW], ids=[r[0] for r in ANSWERED_NOW])
+def test_the_general_no_answers_whether_a_fit_or_hard_breathing_is_happening_now(router: Router, text, concept):
+    # the general question asks whether the child has had a fit or breathes hard now: a no answers a
+    # non-current mention of either, as acknowledging it would
+    assert concept in [f.concept for f in router.route_request(text, PARENT, "P0001").red_flags]
+    assert router.route_request(text, PARENT, "P0001", acknowledged_red_flags=[GENERAL]).status not in ("halt", "confirm")
+    # without that no, the mention asks whether it is happening now
+    alone = text.split("，", 1)[1]
+    assert router.route_request(alone, PARENT, "P0001").reason_code == "p0_confirm_current"
+
+
+def test_the_general_no_never_lifts_a_current_fit(router: Router):
+    result = router.route_request("孩子发烧，刚才抽搐了", PARENT, "P0001", acknowledged_red_flags=[GENERAL])
+    assert (result.status, result.reason_code) == ("halt", "p0_emergency")
 
 
 def test_an_unknown_caller_is_denied_before_the_symptom_is_asked(router: Router):

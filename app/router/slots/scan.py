@@ -510,7 +510,7 @@ def _decimals(text: str, analytes: list[Hit]) -> str:
 
 
 def _has_point(text: str, end: int) -> bool:
-    """The number that ends at ``end`` has a decimal point already (烧到38.4。10日晚上: the 。 ends a
+    """The number that ends at ``end`` has a decimal point already (体温39.2。3号下午: the 。 ends a
     sentence, it is no second point)."""
     start = end - 1
     while start > 0 and "0" <= text[start - 1] <= "9":

@@ -9,7 +9,9 @@
 // MCP_OAUTH_ISSUER), and obtains a client-credentials token for the server's resource.
 // calls.json is a JSON array of {"tool": name, "arguments": {...}}. Prints one JSON document:
 // {sdkVersion, protocolVersion, serverInfo, capabilities, instructions, tools, results, http}
-// where results[i] is {tool, via, sdkError, isError, structuredContent, content}: `via` is
+// where results[i] is {tool, inputValid, via, sdkError, isError, structuredContent, content}:
+// `inputValid` is whether the SDK's own JSON Schema validator (AjvJsonSchemaValidator) accepts the
+// arguments against the tool's listed inputSchema (the call is sent either way); `via` is
 // "callTool" when Client.callTool returned; when it threw (`sdkError` holds the message), the same
 // call is sent again as a plain tools/call request (`via` "request") so the wire answer can still be
 // compared. http lists every HTTP exchange as [verb, JSON-RPC method or null, status, URL path].
@@ -23,6 +25,7 @@ import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 
 const TIMEOUT_MS = 15000;
 
@@ -94,22 +97,30 @@ function shape(call, via, sdkError, result) {
   };
 }
 
+const validator = new AjvJsonSchemaValidator();
+const inputValidators = Object.fromEntries(tools.map((tool) => [tool.name, validator.getValidator(tool.inputSchema)]));
+function inputValid(call) {
+  const check = inputValidators[call.tool];
+  return check ? check(call.arguments).valid : null;
+}
+
 const results = [];
 for (const call of calls) {
   const params = { name: call.tool, arguments: call.arguments };
   let sdkError = null;
   try {
     // callTool validates structuredContent against the tool's outputSchema (listed above).
-    results.push(shape(call, 'callTool', null, await client.callTool(params, undefined, { timeout: TIMEOUT_MS })));
+    results.push({ ...shape(call, 'callTool', null, await client.callTool(params, undefined, { timeout: TIMEOUT_MS })),
+                   inputValid: inputValid(call) });
     continue;
   } catch (error) {
     sdkError = String(error?.message ?? error);
   }
   try {
     const raw = await client.request({ method: 'tools/call', params }, CallToolResultSchema, { timeout: TIMEOUT_MS });
-    results.push(shape(call, 'request', sdkError, raw));
+    results.push({ ...shape(call, 'request', sdkError, raw), inputValid: inputValid(call) });
   } catch (error) {
-    results.push({ tool: call.tool, via: null, sdkError, requestError: String(error?.message ?? error) });
+    results.push({ tool: call.tool, via: null, sdkError, requestError: String(error?.message ?? error), inputValid: inputValid(call) });
   }
 }
 

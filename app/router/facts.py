@@ -1,0 +1,407 @@
+"""Patient facts (SPEC §4.5 revision 3): what the dispatcher's session knows about the child.
+
+A parent does not restate "my transplanted two-month-old" in every message. ``route_request`` and
+``check_safety_gate`` take an optional ``patient_facts`` object — ``age_years``, ``kidney_therapy``,
+``nephrotic`` — from the dispatcher's authenticated session, and the facts feed the rules the text's
+own words feed, never a rule of their own:
+
+* ``age_years`` < ``young_infant_years``: a fever is ``infant_fever`` (NICE NG143);
+* ``kidney_therapy`` ``transplant``: a fever, urine output falling or pain over the graft is
+  ``transplant_alert``; ``pd``: a fever or belly pain is ``pd_peritonitis``; ``hd``: a fever or chills
+  in a sentence that names a dialysis session is ``dialysis_access``;
+* ``nephrotic``: belly pain with a fever, a limb swollen and painful, or cold hands and feet with
+  dizziness is ``nephrotic_complication``.
+
+A fever is a current slot reading (§4.4) at or above ``fever_celsius`` or, when the slot readers
+read no current temperature at all, a fever word. The words are policy data (``[facts]``), found by
+the policy lexicon's one scan (group ``fact``); every mention gets its §4.7 context from
+``context.contexts``, so a past, negated, hypothetical or another person's event asks and never
+halts. A flag a fact made names it (``Flag.fact``); its ``term`` is the text's policy word (or the
+reading's rule name). Facts only add flags: they never lower a decision, and the result echoes none
+of them. Without facts nothing here runs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+from .context import CURRENT, Mention, contexts
+from .lexicon import Hit, Hits
+from .redflags import Flag
+from .text import fold
+
+if TYPE_CHECKING:
+    from .redflag_policy import RedFlagRules
+
+KIDNEY_THERAPIES = ("none", "ckd", "pd", "hd", "transplant")
+FACT_KEYS = ("age_years", "kidney_therapy", "nephrotic")
+
+
+# --------------------------------------------------------------------------------------------
+# The argument
+# --------------------------------------------------------------------------------------------
+
+
+class PatientFacts(BaseModel):
+    """Facts about the patient from the dispatcher's patient profile. Every key optional; numbers
+    are JSON numbers ("1" is not one), booleans JSON booleans; an unknown key is an error."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        strict=True,
+        frozen=True,
+        json_schema_extra={"additionalProperties": False},
+    )
+
+    age_years: float | None = Field(
+        default=None,
+        ge=0,
+        allow_inf_nan=False,
+        description="The child's age in years from the patient profile (a number ≥ 0: 0.17 for two months). "
+        "Under 0.25 (three months) any current fever is an emergency.",
+    )
+    kidney_therapy: Literal["none", "ckd", "pd", "hd", "transplant"] | None = Field(
+        default=None,
+        description="The child's kidney replacement therapy from the patient profile: 'none', 'ckd' "
+        "(chronic kidney disease without dialysis), 'pd' (peritoneal dialysis: a fever or belly pain is "
+        "peritonitis until proven otherwise), 'hd' (haemodialysis: fever or chills around a session) or "
+        "'transplant' (a fever, urine output falling or pain over the graft).",
+    )
+    nephrotic: bool | None = Field(
+        default=None,
+        description="The child has nephrotic syndrome (true / false): belly pain with fever, a limb swollen "
+        "and painful, or cold hands and feet with dizziness is an emergency.",
+    )
+
+    def given(self) -> bool:
+        """Whether any fact is stated ({} and all-null are no facts)."""
+        return self.age_years is not None or self.kidney_therapy is not None or self.nephrotic is not None
+
+
+FactsArgument = Annotated[
+    PatientFacts | None,
+    Field(
+        default=None,
+        description="What the dispatcher's authenticated session knows about the patient (its patient "
+        "profile), never taken from the user's words: {age_years, kidney_therapy, nephrotic}, every key "
+        "optional; null or {} means no facts. The facts make the gate read the text as it would for that "
+        "child (a fever of a transplanted child or of a two-month-old halts); they never lower a decision, "
+        "and the result echoes none of them. A red flag that a fact made names it in `red_flags[].fact`.",
+    ),
+]
+
+_MESSAGES = {
+    "extra_forbidden": "is not a patient fact: the keys are age_years, kidney_therapy and nephrotic",
+    "float_type": "must be a number",
+    "greater_than_equal": "must be a number of years ≥ 0",
+    "finite_number": "must be a finite number",
+    "literal_error": "must be one of none, ckd, pd, hd or transplant",
+    "bool_type": "must be true or false",
+    "model_type": "must be an object with age_years, kidney_therapy and nephrotic, or null",
+}
+
+
+def error_message(error: Mapping[str, Any]) -> str | None:
+    """The message of a validation error inside ``patient_facts`` (None: not one); never the value."""
+    loc = error.get("loc", ())
+    if not loc or loc[0] != "patient_facts":
+        return None
+    return _MESSAGES.get(error.get("type", ""))
+
+
+def error_field(loc: tuple[int | str, ...]) -> str | None:
+    """``patient_facts.<key>`` for a known key; an unknown key is not echoed (None: not a fact error)."""
+    if not loc or loc[0] != "patient_facts":
+        return None
+    if len(loc) > 1 and loc[1] in FACT_KEYS:
+        return f"patient_facts.{loc[1]}"
+    return "patient_facts"
+
+
+def as_facts(value: PatientFacts | Mapping[str, Any] | None) -> PatientFacts | None:
+    """The facts of a direct (Python) call: a model, a mapping validated as the wire's, or None.
+    No facts ({} included) is None."""
+    if value is None:
+        return None
+    facts = value if isinstance(value, PatientFacts) else PatientFacts.model_validate(value)
+    return facts if facts.given() else None
+
+
+# --------------------------------------------------------------------------------------------
+# The policy section
+# --------------------------------------------------------------------------------------------
+
+NonEmpty = Annotated[str, StringConstraints(min_length=1)]
+Words = Annotated[list[NonEmpty], Field(min_length=1)]
+Name = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]*$")]
+KINDS = ("fever", "belly_pain", "chills", "session", "urine_falling", "graft_pain", "limb_swelling",
+         "cold_extremities", "dizziness")
+GROUP = {kind: f"fact_{kind}" for kind in KINDS}
+ANY_GROUP = "fact"  # every word of every kind: whether the text holds any (one look-up for most texts)
+
+
+class FactWords(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    fever: Words
+    belly_pain: Words
+    chills: Words
+    session: Words
+    urine_falling: Words
+    graft_pain: Words
+    limb_swelling: Words
+    cold_extremities: Words
+    dizziness: Words
+
+
+class FactConcepts(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    age_years: Name
+    transplant: Name
+    pd: Name
+    hd: Name
+    nephrotic: Name
+
+
+class FactsEntry(BaseModel):
+    """``[facts]`` of policy.toml."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    young_infant_years: float = Field(gt=0, le=1)
+    fever_celsius: float = Field(ge=37, le=40)
+    reading_name: Name
+    concepts: FactConcepts
+    words: FactWords
+
+
+def check(entry: FactsEntry, concept_ids: list[str]) -> list[str]:
+    problems: list[str] = []
+    for key, concept in entry.concepts.model_dump().items():
+        if concept not in concept_ids:
+            problems.append(f"facts.concepts.{key}: {concept!r} is not a p0 concept")
+    for kind in KINDS:
+        seen: set[str] = set()
+        for word in getattr(entry.words, kind):
+            key = fold(word)
+            if key in seen:
+                problems.append(f"facts.words.{kind}: {word!r} is listed twice")
+            seen.add(key)
+    return problems
+
+
+@dataclass(frozen=True, slots=True)
+class FactRules:
+    young_infant_years: float
+    fever_celsius: float
+    reading_name: str
+    concept: dict[str, str]  # age_years, transplant, pd, hd, nephrotic → concept id
+
+
+def compile_rules(entry: FactsEntry) -> FactRules:
+    return FactRules(entry.young_infant_years, entry.fever_celsius, entry.reading_name, entry.concepts.model_dump())
+
+
+def lexicon_groups(entry: FactsEntry) -> dict[str, Sequence[tuple[str, object]]]:
+    """The policy lexicon's groups ``fact_<kind>``, one per kind, each word with its kind: a kind's
+    longest word wins inside that kind only (右下腹痛 is pain over a graft and belly pain both)."""
+    groups: dict[str, Sequence[tuple[str, object]]] = {
+        GROUP[kind]: [(fold(w), kind) for w in getattr(entry.words, kind)] for kind in KINDS}
+    groups[ANY_GROUP] = [(w, None) for w in dict.fromkeys(fold(w) for kind in KINDS for w in getattr(entry.words, kind))]
+    return groups
+
+
+# --------------------------------------------------------------------------------------------
+# The flags the facts make
+# --------------------------------------------------------------------------------------------
+
+# Where the slot readers may read a temperature (§4.4 revision 2, slots/temperatures.py): a number
+# of 35–43 (in digits, or 三十… / 四十… in numerals), and with it a temperature word of theirs, ℃ / °,
+# a short reply (at most REPLY_LENGTH characters) or a message that opens with the number. Elsewhere
+# they read none, and the facts do not ask them.
+_READING_NUMBER = re.compile("(?<![0-9])(?:3[5-9]|4[0-3])(?![0-9])|[三四]十")
+_OPENS_WITH_NUMBER = re.compile("\\s*(?:现在|目前|刚才|刚刚|刚|这会儿?)?(?:是|有|也是|又|还是|量的|测的)?\\s*(?:[0-9]|[三四]十)")
+REPLY_LENGTH = 40  # slots.temperatures.REPLY_LENGTH (a test keeps them equal; importing it here would be circular)
+_SENTENCE = re.compile("[。!?;\n\r\u2028\u2029\u0085]")
+_AGE, _THERAPY, _NEPHROTIC = FACT_KEYS
+_READING = "temperature"  # the kind of a temperature word (the slots' lexicon group) beside a reading
+
+
+def _needed(facts: PatientFacts, rules: FactRules) -> tuple[tuple[str, ...], bool, bool]:
+    """The lexicon groups the facts read, whether a fever counts, and whether it counts alone (an
+    infant, a transplant, PD; cached per combination)."""
+    key = (facts.age_years is not None and facts.age_years < rules.young_infant_years, facts.kidney_therapy, bool(facts.nephrotic))
+    plan = _PLANS.get(key)
+    if plan is None:
+        infant, therapy, nephrotic = key
+        kinds: set[str] = {"fever"} if infant else set()
+        kinds |= _THERAPY_KINDS.get(therapy or "", set())
+        if nephrotic:
+            kinds |= {"fever", "belly_pain", "limb_swelling", "cold_extremities", "dizziness"}
+        plan = _PLANS[key] = (tuple(GROUP[k] for k in KINDS if k in kinds), "fever" in kinds,
+                              infant or therapy in ("transplant", "pd"))
+    return plan
+
+
+_THERAPY_KINDS = {"transplant": {"fever", "urine_falling", "graft_pain"}, "pd": {"fever", "belly_pain"},
+                  "hd": {"fever", "chills", "session"}}
+_PLANS: dict[tuple[bool, str | None, bool], tuple[tuple[str, ...], bool, bool]] = {}
+
+
+def fact_flags(
+    rules: FactRules,
+    red_rules: RedFlagRules,
+    facts: PatientFacts,
+    text: str,
+    hits: Hits,
+    text_flags: list[Flag],
+    caller: str | None,
+    temperature: Callable[[], float | None],
+) -> list[Flag]:
+    """The red flags the facts add to the text's own (``text_flags``), in the order of the rules
+    above. ``temperature``: the child's current temperature as the slot readers read it, asked only
+    when a fever matters and the text may hold a reading. A flag the text made already (the same
+    concept in the same context) is not repeated."""
+    if not hits.get(ANY_GROUP) and not (_may_read(text, hits) and _needed(facts, rules)[2]):
+        return []  # most texts: no fact word, and no temperature a fact could read alone
+    groups, fever_counts, fever_alone = _needed(facts, rules)
+    if not groups:
+        return []
+    found: list[Hit] = []
+    for name in groups:
+        group = hits.get(name)
+        if group:
+            found += group
+    if not found and not (fever_alone and _may_read(text, hits)):
+        return []  # the text's fact words are of kinds these facts do not read
+    present = {h.payload for h in found}
+    therapy = facts.kidney_therapy
+    infant = facts.age_years is not None and facts.age_years < rules.young_infant_years
+    # A fever counts alone (an infant, a transplant, PD), or beside a session (HD) or belly pain
+    # (nephrotic syndrome): only then is the temperature read, and only where the slot readers may
+    # find one (``_may_read``).
+    fever_counts = fever_counts and (infant or therapy in ("transplant", "pd") or (therapy == "hd" and "session" in present)
+                                     or (bool(facts.nephrotic) and "belly_pain" in present))
+    reading = False  # a current reading at or above the fever threshold
+    if fever_counts and _may_read(text, hits):
+        celsius = temperature()
+        if celsius is not None:
+            reading = celsius >= rules.fever_celsius
+            present.discard("fever")  # a reading decides, whatever the words say
+    fever_any = reading or "fever" in present
+    useful: set[str] = {"fever"} if fever_counts else set()
+    if therapy == "transplant":
+        useful |= {"urine_falling", "graft_pain"}
+    elif therapy == "pd":
+        useful.add("belly_pain")
+    elif therapy == "hd" and "session" in present and (fever_any or "chills" in present):
+        useful |= {"session", "chills"}
+    if facts.nephrotic:
+        if fever_any and "belly_pain" in present:
+            useful.add("belly_pain")
+        useful.add("limb_swelling")
+        if "cold_extremities" in present and "dizziness" in present:
+            useful |= {"cold_extremities", "dizziness"}
+    found = [h for h in found if h.payload in useful and h.payload in present]
+    if not found and not reading:
+        return []  # nothing the facts could make a flag of: no context is read
+    if reading:
+        # The slot readers leave out past and hypothetical readings; whose reading it is, and whether
+        # it is denied, the text's temperature words say (同事的孩子烧到38.6 asks): the reading is
+        # current when one of them is, or when the text has none (a reply, 38.5).
+        found += [Hit(h.start, h.end, h.term, _READING) for h in hits.get("temperature") or []]
+    found.sort(key=_leftmost_longest)
+    # Words of two kinds may overlap (右下腹痛, 腹痛): the leftmost-longest one is read in context and
+    # every word it overlaps shares its context.
+    leaders: list[Mention] = []
+    led: list[int] = []
+    for h in found:
+        if not leaders or h.start >= leaders[-1].end:
+            leaders.append(Mention(h.start, h.end, h.term, h.payload))
+        led.append(len(leaders) - 1)
+    context = _contexts(red_rules, text, hits, leaders, caller) if leaders else []
+    by_kind: dict[str, list[tuple[Mention, str]]] = {}
+    for h, i in zip(found, led):
+        by_kind.setdefault(h.payload, []).append((Mention(h.start, h.end, h.term, h.payload), context[i]))
+    fever = by_kind.get("fever", [])
+    words = [c for _, c in by_kind.get(_READING, [])]
+    reading_flag = [(rules.reading_name, CURRENT if not words or CURRENT in words else words[0])] if reading else []
+    fevers = reading_flag + [(m.term, c) for m, c in fever]
+
+    made: list[Flag] = []
+    concept = rules.concept
+    if infant:
+        made += [Flag(concept["age_years"], term, c, _AGE) for term, c in fevers]
+    if therapy == "transplant":
+        made += [Flag(concept["transplant"], term, c, _THERAPY) for term, c in fevers]
+        made += [Flag(concept["transplant"], m.term, c, _THERAPY)
+                 for kind in ("urine_falling", "graft_pain") for m, c in by_kind.get(kind, [])]
+    elif therapy == "pd":
+        made += [Flag(concept["pd"], term, c, _THERAPY) for term, c in fevers]
+        made += [Flag(concept["pd"], m.term, c, _THERAPY) for m, c in by_kind.get("belly_pain", [])]
+    elif therapy == "hd" and "session" in by_kind:
+        sessions = by_kind["session"]
+        around = [(m, c) for m, c in fever + by_kind.get("chills", []) if _same_sentence(text, m, [s for s, _ in sessions])]
+        made += [Flag(concept["hd"], term, c, _THERAPY) for term, c in reading_flag]
+        made += [Flag(concept["hd"], m.term, c, _THERAPY) for m, c in around]
+    if facts.nephrotic:
+        nephrotic = concept["nephrotic"]
+        made += [Flag(nephrotic, m.term, c, _NEPHROTIC) for m, c in _with(by_kind.get("belly_pain", []), fevers)]
+        made += [Flag(nephrotic, m.term, c, _NEPHROTIC) for m, c in by_kind.get("limb_swelling", [])]
+        dizzy = [(m.term, c) for m, c in by_kind.get("dizziness", [])]
+        made += [Flag(nephrotic, m.term, c, _NEPHROTIC) for m, c in _with(by_kind.get("cold_extremities", []), dizzy)]
+    if not made:
+        return []
+    theirs = {(f.concept, f.context) for f in text_flags}
+    return [f for f in dict.fromkeys(made) if (f.concept, f.context) not in theirs]
+
+
+def _may_read(text: str, hits: Hits) -> bool:
+    return _READING_NUMBER.search(text) is not None and (
+        bool(hits.get("temperature")) or "℃" in text or "°" in text or len(text) <= REPLY_LENGTH
+        or _OPENS_WITH_NUMBER.match(text) is not None)
+
+
+def _with(mentions: list[tuple[Mention, str]], partners: list[tuple[str, str]]) -> list[tuple[Mention, str]]:
+    """Mentions that count only beside a partner (belly pain with a fever): current when both are,
+    else the first context that is not (a past fever with belly pain now asks)."""
+    if not mentions or not partners:
+        return []
+    partner = CURRENT if any(c == CURRENT for _, c in partners) else partners[0][1]
+    return [(m, c if c != CURRENT else partner) for m, c in mentions]
+
+
+def _same_sentence(text: str, m: Mention, sessions: list[Mention]) -> bool:
+    for s in sessions:
+        low, high = (s.end, m.start) if s.end <= m.start else (m.end, s.start)
+        if _SENTENCE.search(text, low, high) is None:
+            return True
+    return False
+
+
+def _leftmost_longest(hit: Hit) -> tuple[int, int]:
+    return hit.start, -hit.end
+
+
+def _contexts(red_rules: RedFlagRules, text: str, hits: Hits, mentions: list[Mention], caller: str | None) -> list[str]:
+    """§4.7 contexts of the fact words, read beside the text's own red-flag terms (a negation carried
+    along 没有抽搐和发烧 reaches the fever; 没有抽搐，发烧 does not)."""
+    p0 = hits.get("p0")
+    if not p0:
+        return contexts(red_rules.context, text, mentions, caller)
+    theirs = [Mention(h.start, h.end, h.term, "") for h in p0 if h.payload is not None
+              and not any(h.start < m.end and m.start < h.end for m in mentions)]
+    merged = sorted(mentions + theirs)
+    kept: list[Mention] = []
+    for m in merged:  # two red-flag terms may overlap (咳粉红色泡沫|粉红色泡沫痰): the leftmost acts
+        if kept and m.start < kept[-1].end:
+            continue
+        kept.append(m)
+    found = dict(zip(kept, contexts(red_rules.context, text, kept, caller)))
+    return [found.get(m, CURRENT) for m in mentions]
