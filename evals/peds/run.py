@@ -139,8 +139,18 @@ def in_domain(row: dict[str, Any]) -> bool:
     return bool(row["intent"] != "out_of_scope")
 
 
+# SPEC §4.7 revision 3: fever alone — however high or long — is a symptom that asks, not a hard sign.
+# The labels were written under revision 2, where a fever that would not come down was the hard
+# concept ``persistent_fever``; a row whose only hard sign is that one is read as a symptom row.
+SYMPTOM_ONLY = frozenset({"persistent_fever"})
+
+
+def hard_sign(row: dict[str, Any]) -> bool:
+    return not row["soft"] and bool(set(row["concepts"]) - SYMPTOM_ONLY)
+
+
 def intent_agrees(row: dict[str, Any], got: str) -> bool:
-    if row["emergency"] == "now" and not row["soft"]:
+    if row["emergency"] == "now" and hard_sign(row):
         return got == "emergency_red_flag"
     if row["emergency"] == "now":
         return got in (row["intent"], "emergency_red_flag")
@@ -161,7 +171,7 @@ def targets(outcomes: list[Outcome]) -> list[Target]:
     # SPEC §4.7 rev 2, "Soft signs ask; they never pass": a current mild form asks for its
     # severity (confirm), so halting is measured on the children's current emergencies with a
     # hard sign; the soft-only ones count as silent misses when they pass (the first figure).
-    child = [o for o in now if o["row"]["who"] == "child" and not o["row"]["soft"]]
+    child = [o for o in now if o["row"]["who"] == "child" and hard_sign(o["row"])]
     quiet = [o for o in outcomes if o["row"]["emergency"] in ("none", "not_now")]
     mentions = [o for o in outcomes if o["row"]["emergency"] == "not_now"]
     domain = [o for o in outcomes if in_domain(o["row"])]
