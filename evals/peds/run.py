@@ -146,7 +146,7 @@ SYMPTOM_ONLY = frozenset({"persistent_fever"})
 
 
 def hard_sign(row: dict[str, Any]) -> bool:
-    return not row["soft"] and bool(set(row["concepts"]) - SYMPTOM_ONLY)
+    return not row["soft"] and bool(set(row.get("concepts", ())) - SYMPTOM_ONLY)
 
 
 def intent_agrees(row: dict[str, Any], got: str) -> bool:

@@ -317,10 +317,13 @@ async def run_case(case: Case, tools: Tools, graph: Any, env: dict[str, str], st
         warned = any(p.get("tool") == "trigger_warning_event" and p.get("for_role") == "risk_warning" for p in state.get("proposals") or [])
         if warned != case.warning:
             problems.append(f"trigger_warning_event proposal {'made' if warned else 'missing'}")
+        # Containment, not equality (here and below): one turn also asks the symptom families beside a
+        # concept (the general danger signs of every sick child, the family whose question answers it),
+        # and the one answer covers them all.
         if case.acknowledged:
             acked = [entry.get("acknowledged_red_flags") for entry in tools.log if entry["tool"] == ROUTE]
-            if acked[-1:] != [case.acknowledged]:
-                problems.append(f"route_request acknowledged {acked}, expected {case.acknowledged} last")
+            if not acked or not set(case.acknowledged) <= set(acked[-1] or []):
+                problems.append(f"route_request acknowledged {acked}, expected {case.acknowledged} last (at least)")
         # Containment, not equality: a router with the symptom check (SPEC §4.7 revision 3) may ask a
         # symptom family beside the concept in the same question, and then acknowledges it too.
         if case.asked and (len(seen_asked) != len(case.asked)
@@ -334,8 +337,8 @@ async def run_case(case: Case, tools: Tools, graph: Any, env: dict[str, str], st
                 problems.append(f"route_request acknowledged {sent}, expected {case.acknowledged_per_route} (each at least)")
         if case.confirmed and stub is None:
             confirmed = [entry.get("confirmed_red_flags") for entry in tools.log if entry["tool"] == ROUTE]
-            if confirmed[-1:] != [case.confirmed]:
-                problems.append(f"route_request confirmed {confirmed}, expected {case.confirmed} last")
+            if not confirmed or not set(case.confirmed) <= set(confirmed[-1] or []):
+                problems.append(f"route_request confirmed {confirmed}, expected {case.confirmed} last (at least)")
     return Outcome(case.id, case.kind, "fail" if problems else "pass", problems, path, len(path), len(tools.log), len(served))
 
 

@@ -90,8 +90,15 @@ def test_kappa(pairs, expected):
 @pytest.mark.parametrize(
     ("label", "router", "agrees"),
     [
-        pytest.param({"emergency": "now", "soft": False, "intent": "knowledge"}, "emergency_red_flag", True, id="hard now: red flag"),
-        pytest.param({"emergency": "now", "soft": False, "intent": "knowledge"}, "knowledge", False, id="hard now: the question"),
+        pytest.param({"emergency": "now", "soft": False, "concepts": ["seizure"], "intent": "knowledge"}, "emergency_red_flag", True,
+                     id="hard now: red flag"),
+        pytest.param({"emergency": "now", "soft": False, "concepts": ["seizure"], "intent": "knowledge"}, "knowledge", False,
+                     id="hard now: the question"),
+        # SPEC §4.7 revision 3: a fever that will not come down is a symptom that asks, no hard sign
+        pytest.param({"emergency": "now", "soft": False, "concepts": ["persistent_fever"], "intent": "knowledge"}, "knowledge", True,
+                     id="fever alone now: the question"),
+        pytest.param({"emergency": "now", "soft": False, "concepts": ["persistent_fever", "seizure"], "intent": "knowledge"}, "knowledge",
+                     False, id="fever beside a hard sign: the red flag"),
         pytest.param({"emergency": "now", "soft": True, "intent": "knowledge"}, "knowledge", True, id="soft now: the question"),
         pytest.param({"emergency": "now", "soft": True, "intent": "knowledge"}, "emergency_red_flag", True, id="soft now: red flag"),
         pytest.param({"emergency": "not_now", "soft": False, "intent": "knowledge"}, "emergency_red_flag", False,

@@ -132,7 +132,7 @@ CALLS: list[Call] = [
     Call("route_request", {"text": "孩子今天精神不好，能吃香蕉吗", "caller": "parent_assistant", "patient_id": "P0001", "reference_date": REFERENCE_DATE},
          {"status": "confirm", "reason_code": "p0_confirm_severity", "gate": None}),
     Call("route_request", {"text": "孩子今天精神不好，能吃香蕉吗", "caller": "parent_assistant", "patient_id": "P0001", "reference_date": REFERENCE_DATE,
-                           "confirmed_red_flags": ["lethargy"]},
+                           "confirmed_red_flags": ["lethargy", "symptom.general"]},
          {"status": "halt", "reason_code": "p0_emergency"}),
     # SPEC §5.3: agent frameworks send null for every optional argument; null lists are empty.
     Call("route_request", {"text": "香蕉的钾含量高吗", "caller": "parent_assistant", "patient_id": "P0001", "reference_date": REFERENCE_DATE,

@@ -189,7 +189,7 @@ def test_severity_confirmation_round_trip(ts_output, interop_cases):
     first, second = (ts_output["results"][i]["structuredContent"] for i in CONFIRM_ROUND_TRIP)
     assert (first["status"], first["reason_code"]) == ("confirm", "p0_confirm_severity")
     confirmed = CALLS[CONFIRM_ROUND_TRIP[1]].arguments["confirmed_red_flags"]
-    assert sorted({q["concept"] for q in first["severity_questions"]}) == confirmed
+    assert sorted({q["concept"] for q in first["severity_questions"]}) == sorted(confirmed)
     assert (second["status"], second["reason_code"]) == ("halt", "p0_emergency")
 
 
@@ -214,7 +214,7 @@ def test_patient_facts_halt_and_name_the_fact(ts_output):
     assert all(r["inputValid"] and r["sdkError"] is None for r in results)
     transplant = results[0]["structuredContent"]
     assert transplant["status"] == "halt"
-    assert [(f["concept"], f["fact"]) for f in transplant["red_flags"]] == [("transplant_alert", "kidney_therapy")]
+    assert [(f["concept"], f["fact"]) for f in transplant["red_flags"] if f["fact"]] == [("transplant_alert", "kidney_therapy")]
     assert results[1]["structuredContent"]["status"] == "confirm"
 
 
