@@ -28,11 +28,11 @@ OUTCOMES = peds.run_router(peds.make_router(None), ROWS)
 TEST_SPLIT = [o for o in OUTCOMES if o["row"]["split"] == "test"]
 TARGETS = {target.name: target for target in peds.targets(TEST_SPLIT)}
 
-# Target name → the gap (issue 20: emergencies; issue 21: intents and slots), with the committed
-# test split's figure at 495655a (295f4c9 in brackets); the full split's figures are in REPORT.md.
+# Target name → the gap (issues 29 and 30: emergencies; slots), with the committed test split's
+# figure after issue 29's symptom check (295f4c9 in brackets); the full split's figures are in REPORT.md.
 KNOWN_GAPS = {
     "silent misses among now (neither halt nor confirm)":
-        "issue 20: parents' phrasings of danger signs still missing (4/13 pass silently; 7/13)",
+        "issue 29: parents' words for a danger sign still missing, no symptom word either (1/13 pass silently; 7/13)",
     "no value filled on rows without one": "issue 21: a value is filled where the label has none (79/81; 78/81)",
 }
 
