@@ -95,7 +95,7 @@ def red_flags(
         symptoms = _uncovered(_longest(sorted(symptoms), rules.soft_terms), mentions)
     if not symptoms:
         return (_flags(rules, mentions, _found(rules, text, mentions, caller, infant, values)) if mentions else []), []
-    scanned = rules.context.lexicon.scan(text).group("ctx")  # one cue scan for both walks
+    scanned = rules.context.lexicon.scan_group(text)  # one cue scan for both walks
     flags = _flags(rules, mentions, _found(rules, text, mentions, caller, infant, values, scanned)) if mentions else []
     soft = rules.soft_terms
     if any(f.context == CURRENT and f.term not in soft for f in flags):
