@@ -171,7 +171,7 @@ class _Walk:
         "clauses_of_now", "ongoing", "sentence", "clause", "time", "time_start", "hypothetical_sentence",
         "hypothetical_clause", "habitual_clause", "habitual_end", "habitual_gap", "manner_clause", "negation_end",
         "negation_gap", "recurrence_end", "recurrence_gap", "subject_other", "writer_subject", "before_writer",
-        "child_named", "patient_in_sentence", "other_end", "subject_end", "last", "patients", "next_patient",
+        "child_named", "patient_in_sentence", "other_end", "subject_end", "last", "cues", "patients", "next_patient",
         "clause_end",
     )
 
@@ -214,7 +214,8 @@ class _Walk:
         self.other_end = -1  # end of the last other-person word (it may govern a patient word)
         self.subject_end = -1  # end of the last subject word or 他 / 她 (自己 right after it is no subject)
         self.last = -1  # index of the last mention seen
-        self.patients = [h.start for h in cues if h.payload.kind == "patient"]
+        self.cues = cues
+        self.patients: list[int] | None = None  # where the patient words start, read at the first self word
         self.next_patient = 0
         self.clause_end = clause_end
 
@@ -352,33 +353,33 @@ class _Walk:
     def _patient_word_follows(self, position: int) -> bool:
         """A patient word after ``position`` in the same clause (我孩子, 我的宝宝)."""
         patients = self.patients
+        if patients is None:
+            patients = self.patients = [h.start for h in self.cues if h.payload.kind == "patient"]
         while self.next_patient < len(patients) and patients[self.next_patient] < position:
             self.next_patient += 1
         return self.next_patient < len(patients) and patients[self.next_patient] < self.clause_end
 
     def stated(self) -> list[bool]:
         now = self.now_clauses | self.clauses_of_now
-        return [self.manner[i] or self.habitual[i] or self.where[i][1] in now for i in range(len(self.mentions))]
+        return [manner or habitual or where[1] in now for manner, habitual, where in zip(self.manner, self.habitual, self.where)]
 
     def decide(self) -> list[str]:
         out: list[str] = []
-        ongoing = self.ongoing
-        for i in range(len(self.mentions)):
-            sentence, clause = self.where[i]
-            now_clause = clause in self.now_clauses
-            if self.negated[i]:
+        ongoing, now_clauses, of_now, now_sentences = self.ongoing, self.now_clauses, self.clauses_of_now, self.now_sentences
+        negated, other, past, recurrence, past_cue = self.negated, self.other, self.past, self.recurrence, self.past_cue
+        hypothetical, asked_after, manner, habitual = self.hypothetical, self.asked_after, self.manner, self.habitual
+        for i, (sentence, clause) in enumerate(self.where):
+            if negated[i]:
                 out.append(NEGATED)
-            elif self.other[i]:
+            elif other[i]:
                 out.append(OTHER)
-            elif self.past[i] and not self.recurrence[i] and not (
-                self.past_cue[i] >= 0 and ongoing.get(sentence, -1) > self.past_cue[i]
-            ):
+            elif past[i] and not recurrence[i] and not (past_cue[i] >= 0 and ongoing.get(sentence, -1) > past_cue[i]):
                 out.append(HISTORICAL)
-            elif (self.hypothetical[i] and not now_clause) or (
+            elif (hypothetical[i] and clause not in now_clauses) or (
                 # a stated event (了, a manner cue, a now cue or a part of today in its clause) is no
                 # question about the word: 宝宝晚上囟门就鼓起来是怎么回事 stays current
-                self.asked_after[i] and clause not in self.clauses_of_now and not self.manner[i]
-            ) or (self.habitual[i] and sentence not in self.now_sentences):
+                asked_after[i] and clause not in of_now and not manner[i]
+            ) or (habitual[i] and sentence not in now_sentences):
                 out.append(HYPOTHETICAL)
             else:
                 out.append(CURRENT)
