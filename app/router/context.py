@@ -91,41 +91,54 @@ def contexts(
     as an event under a question's cue, or one that keeps coming back, is the child's now).
     ``scanned``: the cue lexicon's hits on ``text`` when the caller has them (two walks, one scan)."""
     cues, mentions = _cues(rules, text, mentions, scanned)
-    if any(h.payload.kind == "then" for h in cues):
+    # The cue kinds present, read once (a walk is asked of most texts with a symptom word).
+    kinds = {h.payload.kind for h in cues}
+    if "then" in kinds:
         cues = _anchored(cues)
-    if not cues or not any(h.payload.kind in _MOVING for h in cues):
+        kinds = {h.payload.kind for h in cues}
+    if kinds.isdisjoint(_MOVING):
         # no cue and no subject word that can move a mention off the default (孩子, 了, 现在 cannot):
         # every mention is current, and whether it was told is not read
         if stated is not None:
             stated.extend([False] * len(mentions))
         return [CURRENT] * len(mentions)
-    bounds = [(m.start(), m.group(1) is None) for m in _BOUNDARY.finditer(text)]
+    # (start, sentence end?) of each boundary: group 1 takes part only in a comma's match
+    bounds = [(m.start(), m.lastindex is None) for m in _BOUNDARY.finditer(text)]
     # Only a past scope and an after-cue ask which clauses speak of now; most texts have neither.
-    speaking = (_clauses_of_now(cues, bounds) if any(h.payload.kind == "past" or h.payload.direction == "after" for h in cues)
+    speaking = (_clauses_of_now(cues, bounds) if "past" in kinds or any(h.payload.direction == "after" for h in cues)
                 else frozenset())
-    walk = _Walk(rules, text, mentions, caller, cues, bounds[0][0] if bounds else len(text), speaking)
-    # Boundaries, cues and mentions merged in text order: three sorted lists, one pass.
-    end, nb, nc = len(text), len(bounds), len(cues)
+    end = len(text)
+    walk = _Walk(rules, text, mentions, caller, cues, bounds[0][0] if bounds else end, speaking)
+    # Boundaries, cues and mentions merged in text order: three sorted lists, one pass. ``at`` and
+    # ``cue_at``: where the next boundary and the next cue start (past the text when none is left).
+    nb, nc, past = len(bounds), len(cues), end + 1
     b = c = 0
+    at = bounds[0][0] if nb else past
+    cue_at = cues[0].start if nc else past
+    boundary, cue = walk.boundary, walk.cue
     for index, mention in enumerate(mentions):
         start = mention.start
-        while (b < nb and bounds[b][0] <= start) or (c < nc and cues[c].start < start):
-            if b < nb and bounds[b][0] <= start and (c >= nc or bounds[b][0] <= cues[c].start):
-                walk.boundary(bounds[b][1], bounds[b + 1][0] if b + 1 < nb else end)
+        while at <= start or cue_at < start:
+            if at <= start and at <= cue_at:  # a boundary first, where a cue starts at it
                 b += 1
+                at = bounds[b][0] if b < nb else past
+                boundary(bounds[b - 1][1], at if b < nb else end)
             else:
-                walk.cue(cues[c])
+                cue(cues[c])
                 c += 1
+                cue_at = cues[c].start if c < nc else past
         walk.mention(index, mention)
-    while b < nb or c < nc:  # after-cues may follow the last mention
-        if b < nb and (c >= nc or bounds[b][0] <= cues[c].start):
+    while at < past or cue_at < past:  # after-cues may follow the last mention
+        if at <= cue_at:
             if bounds[b][1]:
                 break  # its sentence has ended: nothing after it reads back (after-cues, now cues stay in it)
-            walk.boundary(bounds[b][1], bounds[b + 1][0] if b + 1 < nb else end)
             b += 1
+            at = bounds[b][0] if b < nb else past
+            boundary(False, at if b < nb else end)
         else:
-            walk.cue(cues[c])
+            cue(cues[c])
             c += 1
+            cue_at = cues[c].start if c < nc else past
     if stated is not None:
         stated.extend(walk.stated())
     return walk.decide()
@@ -151,6 +164,17 @@ def _clauses_of_now(cues: list[Hit], bounds: list[tuple[int, bool]]) -> frozense
 
 
 class _Walk:
+    # slots: the walk reads and sets these once per cue and mention
+    __slots__ = (
+        "rules", "text", "mentions", "self_is_patient", "negated", "other", "past", "past_cue", "recurrence",
+        "manner", "hypothetical", "asked_after", "habitual", "where", "now_clauses", "now_sentences",
+        "clauses_of_now", "ongoing", "sentence", "clause", "time", "time_start", "hypothetical_sentence",
+        "hypothetical_clause", "habitual_clause", "habitual_end", "habitual_gap", "manner_clause", "negation_end",
+        "negation_gap", "recurrence_end", "recurrence_gap", "subject_other", "writer_subject", "before_writer",
+        "child_named", "patient_in_sentence", "other_end", "subject_end", "last", "cues", "patients", "next_patient",
+        "clause_end",
+    )
+
     def __init__(self, rules: ContextRules, text: str, mentions: list[Mention], caller: str | None,
                  cues: list[Hit], clause_end: int, clauses_of_now: frozenset[int]):
         self.rules, self.text, self.mentions = rules, text, mentions
@@ -190,7 +214,8 @@ class _Walk:
         self.other_end = -1  # end of the last other-person word (it may govern a patient word)
         self.subject_end = -1  # end of the last subject word or 他 / 她 (自己 right after it is no subject)
         self.last = -1  # index of the last mention seen
-        self.patients = [h.start for h in cues if h.payload.kind == "patient"]
+        self.cues = cues
+        self.patients: list[int] | None = None  # where the patient words start, read at the first self word
         self.next_patient = 0
         self.clause_end = clause_end
 
@@ -328,33 +353,33 @@ class _Walk:
     def _patient_word_follows(self, position: int) -> bool:
         """A patient word after ``position`` in the same clause (我孩子, 我的宝宝)."""
         patients = self.patients
+        if patients is None:
+            patients = self.patients = [h.start for h in self.cues if h.payload.kind == "patient"]
         while self.next_patient < len(patients) and patients[self.next_patient] < position:
             self.next_patient += 1
         return self.next_patient < len(patients) and patients[self.next_patient] < self.clause_end
 
     def stated(self) -> list[bool]:
         now = self.now_clauses | self.clauses_of_now
-        return [self.manner[i] or self.habitual[i] or self.where[i][1] in now for i in range(len(self.mentions))]
+        return [manner or habitual or where[1] in now for manner, habitual, where in zip(self.manner, self.habitual, self.where)]
 
     def decide(self) -> list[str]:
         out: list[str] = []
-        ongoing = self.ongoing
-        for i in range(len(self.mentions)):
-            sentence, clause = self.where[i]
-            now_clause = clause in self.now_clauses
-            if self.negated[i]:
+        ongoing, now_clauses, of_now, now_sentences = self.ongoing, self.now_clauses, self.clauses_of_now, self.now_sentences
+        negated, other, past, recurrence, past_cue = self.negated, self.other, self.past, self.recurrence, self.past_cue
+        hypothetical, asked_after, manner, habitual = self.hypothetical, self.asked_after, self.manner, self.habitual
+        for i, (sentence, clause) in enumerate(self.where):
+            if negated[i]:
                 out.append(NEGATED)
-            elif self.other[i]:
+            elif other[i]:
                 out.append(OTHER)
-            elif self.past[i] and not self.recurrence[i] and not (
-                self.past_cue[i] >= 0 and ongoing.get(sentence, -1) > self.past_cue[i]
-            ):
+            elif past[i] and not recurrence[i] and not (past_cue[i] >= 0 and ongoing.get(sentence, -1) > past_cue[i]):
                 out.append(HISTORICAL)
-            elif (self.hypothetical[i] and not now_clause) or (
+            elif (hypothetical[i] and clause not in now_clauses) or (
                 # a stated event (了, a manner cue, a now cue or a part of today in its clause) is no
                 # question about the word: 宝宝晚上囟门就鼓起来是怎么回事 stays current
-                self.asked_after[i] and clause not in self.clauses_of_now and not self.manner[i]
-            ) or (self.habitual[i] and sentence not in self.now_sentences):
+                asked_after[i] and clause not in of_now and not manner[i]
+            ) or (habitual[i] and sentence not in now_sentences):
                 out.append(HYPOTHETICAL)
             else:
                 out.append(CURRENT)
@@ -368,7 +393,7 @@ def _cues(
     negation), none inside a term (terms match first: the 不 of 叫不醒 is not a negation). A pattern
     never swallows a negation in its gap (嘴唇不发紫): the mention then starts after the cue, which
     negates it as any cue before a mention does. Returns the cues and the mentions so placed."""
-    hits = scanned if scanned is not None else rules.lexicon.scan(text).group("ctx")
+    hits = scanned if scanned is not None else rules.lexicon.scan_group(text)
     for pattern, cue, needed in rules.patterns:
         if needed not in text:
             continue  # patterns.required_char: one C look spares most texts the scan
@@ -377,11 +402,12 @@ def _cues(
             hits = sorted(hits + found, key=_leftmost_longest)  # a handful of hits: both lists are short
     kept: list[Hit] = []
     given = mentions
+    n = len(mentions)
     j = 0
     for hit in hits:
-        while j < len(mentions) and mentions[j].end <= hit.start:
+        while j < n and mentions[j].end <= hit.start:
             j += 1
-        if j < len(mentions) and mentions[j].start < hit.end:
+        if j < n and mentions[j].start < hit.end:
             m = mentions[j]
             if (hit.payload.kind == "negation" and m.start < hit.start and hit.end < m.end
                     and _in_gap(rules, text, m, hit)):

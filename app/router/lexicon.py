@@ -68,6 +68,11 @@ class Lexicon:
             [t[0] for t in self._entries], matchkind=ahocorasick_rs.MatchKind.Standard
         ) if self._entries else None
         self.size = len(self._entries)
+        # A lexicon of one group (the context cues) also keeps, per term, the payload its scan keeps:
+        # the last owner's (each owner replaces the one before it at the same place).
+        groups_of = {group for owners in entries.values() for group, _ in owners}
+        self._group = next(iter(groups_of)) if len(groups_of) == 1 else None
+        self._one = [(t[0], t[1], t[4][-1][1]) for t in self._entries] if self._group is not None else []
 
     def scan(self, view: str) -> Hits:
         """Every occurrence of every term, longest match applied per group in the same pass.
@@ -106,3 +111,27 @@ class Lexicon:
                     continue
                 found.append(_new_hit(Hit, (start, end, term, payload)))
         return hits
+
+    def scan_group(self, view: str) -> list[Hit]:
+        """``scan(view).group(g)`` of a lexicon with one group g, built without the mapping and
+        its per-match look-ups (the context cues, scanned for every text with a symptom word)."""
+        if self._group is None:
+            raise ValueError("scan_group needs a lexicon of one group")
+        found: list[Hit] = []
+        if self._automaton is None or not view:
+            return found
+        last = len(view) - 1
+        entries = self._one
+        for index, start, end in self._automaton.find_matches_as_indexes(view, overlapping=True):
+            term, edges, payload = entries[index]
+            if edges is not None:
+                ascii_head, ascii_tail = edges
+                if ascii_head and start > 0 and _is_ascii_letter(view[start - 1]):
+                    continue
+                if ascii_tail and end <= last and _is_ascii_letter(view[end]):
+                    continue
+            while found and found[-1][0] >= start:
+                found.pop()
+            if not (found and found[-1][1] == end):
+                found.append(_new_hit(Hit, (start, end, term, payload)))
+        return found

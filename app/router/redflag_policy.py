@@ -456,8 +456,12 @@ def compile_rules(p0: P0Entry, context: ContextEntry, symptoms: SymptomsEntry | 
               for key in sorted(frozenset().union(*opening.values()))}
     fever = p0.infant_fever
     # 烫 only said of the body (身上有点烫, 额头挺烫, 摸着烫): 水有点烫 is the bath; 有点烧 not 烧心 (heartburn).
-    fever_word = re.compile("发烧|发热|发高烧|高烧|低烧|烧起来|发烫|很烫|滚烫|烫手|体温高|体温偏高|有点烧(?!心)|有些烧(?!心)"
-                            "|(?:身上|身体|头|额头|脑门|浑身|全身|后背|背上|脖子|肚子|手心|脚心|摸着|摸起来)(?:有点|有些|挺|好|都)?烫")
+    # Every alternative opens with a literal (the body words distributed, the same tries in the same
+    # order), so sre skips in C to the next possible first character: a group first made it try the
+    # whole pattern at every position, 2.4 µs of a dev text's route_request (0.6 µs so).
+    body = ("身上", "身体", "头", "额头", "脑门", "浑身", "全身", "后背", "背上", "脖子", "肚子", "手心", "脚心", "摸着", "摸起来")
+    fever_word = re.compile("发烧|发热|发高烧|高烧|低烧|烧起来|发烫|很烫|滚烫|烫手|体温高|体温偏高|有点烧(?!心)|有些烧(?!心)|"
+                            + "|".join(f"{word}(?:有点|有些|挺|好|都)?烫" for word in body))
     kid = "|".join(re.escape(fold(w)) for w in sorted(context.patient_words, key=len, reverse=True))
     time_words = [fold(w) for e in context.cues if e.kind in ("now", "past", "now_clause", "ongoing", "then") and e.direction == "before"
                   for w in e.words]

@@ -8,6 +8,7 @@ mention's context is read on the same text. ``context.contexts`` then gives each
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -31,6 +32,11 @@ class Flag(NamedTuple):
     term: str  # a policy term or pattern / rule name, never the request's own text
     context: str
     fact: str | None = None  # the patient fact that made the flag (SPEC §4.5 revision 3, ``facts``)
+
+
+# A Flag of the text built in C, as a Mention is: every field given (no patient fact).
+_as_flag = tuple.__new__
+_NO_FACTS = itertools.repeat(None)
 
 
 def red_flags(
@@ -95,7 +101,7 @@ def red_flags(
         symptoms = _uncovered(_longest(sorted(symptoms), rules.soft_terms), mentions)
     if not symptoms:
         return (_flags(rules, mentions, _found(rules, text, mentions, caller, infant, values)) if mentions else []), []
-    scanned = rules.context.lexicon.scan(text).group("ctx")  # one cue scan for both walks
+    scanned = rules.context.lexicon.scan_group(text)  # one cue scan for both walks
     flags = _flags(rules, mentions, _found(rules, text, mentions, caller, infant, values, scanned)) if mentions else []
     soft = rules.soft_terms
     if any(f.context == CURRENT and f.term not in soft for f in flags):
@@ -107,7 +113,7 @@ def red_flags(
     stated: list[bool] = []
     found_both = contexts(rules.context, text, both, caller, stated, scanned)
     current = [
-        Flag(m.concept, m.term, CURRENT)
+        _as_flag(Flag, (m.concept, m.term, CURRENT, None))
         for m, c, told in zip(both, found_both, stated)
         # SPEC §4.7 revision 3: a symptom of the patient now. A question about a symptom in general
         # (发烧的原因有哪些: the hypothetical after-cue) is none; a symptom told as an event under a
@@ -148,7 +154,7 @@ def _flags(rules: RedFlagRules, mentions: list[Mention], found: list[str]) -> li
     if rules.together:
         _together(rules, mentions, found, names)
     # The same (concept, term, context) twice is one flag: 抽搐 written 1,000 times is one line.
-    return [Flag(*key) for key in dict.fromkeys(zip([m.concept for m in mentions], names, found))]
+    return [_as_flag(Flag, key) for key in dict.fromkeys(zip([m.concept for m in mentions], names, found, _NO_FACTS))]
 
 
 def _uncovered(symptoms: list[Mention], mentions: list[Mention]) -> list[Mention]:
@@ -210,16 +216,17 @@ def _patterns(rules: RedFlagRules, text: str, p0: list[Hit] | None) -> list[Ment
         return mentions
     starts = rules.pattern_starts
     safe = [h for h in p0 if h.payload is None] if p0 else []
+    n = len(safe)
     j = 0  # safe phrases are in text order and none contains another: one pointer walks them
     for candidate in prefilter.finditer(text):
         position = candidate.start()
         # the patterns that open with the two characters here, else with the first one alone
-        tried = starts.get(text[position : position + 2]) or starts[candidate.group()]
-        while j < len(safe) and safe[j].end <= position:
+        tried = starts.get(text[position : position + 2]) or starts[text[position]]
+        while j < n and safe[j].end <= position:
             j += 1
         for pattern, name, concept in tried:
             m = pattern.match(text, position)
-            if m is None or (j < len(safe) and safe[j].start <= position and m.end() <= safe[j].end):
+            if m is None or (j < n and safe[j].start <= position and m.end() <= safe[j].end):
                 continue  # no match, or inside a safe phrase
             mentions.append(Mention(position, m.end(), name, concept))
     return mentions

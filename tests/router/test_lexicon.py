@@ -22,3 +22,20 @@ CASES = [
 @pytest.mark.parametrize(("text", "group", "terms"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_longest_match(text, group, terms):
     assert [h.term for h in LEX.scan(text).group(group)] == terms
+
+
+# One group, as the context cues are: a term written twice (a cue and a pseudo word) keeps its last
+# owner in ``scan``, and ``scan_group`` must give the very hits ``scan(...).group`` gives.
+ONE = Lexicon({"c": [("少尿", "term"), ("减少尿蛋白", "safe"), ("食谱", 1), ("一周食谱", 2), ("周食", 3), ("coma", 4),
+                     ("食谱", "again")]})
+
+
+@pytest.mark.parametrize("text", [c[1] for c in CASES] + ["", "食谱", "coma, comatose"],
+                         ids=[c[0] for c in CASES] + ["empty text", "a term with two owners", "ASCII edges"])
+def test_scan_group_is_the_scan_of_its_one_group(text):
+    assert ONE.scan_group(text) == ONE.scan(text).group("c")
+
+
+def test_scan_group_refuses_a_lexicon_of_two_groups():
+    with pytest.raises(ValueError):
+        LEX.scan_group("一周食谱")
