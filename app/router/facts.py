@@ -299,39 +299,43 @@ def fact_flags(
     when a fever matters and the text may hold a reading. A flag the text made already (the same
     concept in the same context) is not repeated."""
     words = hits.get(ANY_GROUP)
-    if not words:
-        # most texts: no fact word, and no temperature a fact could read alone
+    present: frozenset[str] = frozenset()
+    if words:
+        plan = _plan(facts, rules)
+        # The kinds the text's fact words may be of (every kind of every word inside a word found: a
+        # superset of the kinds the groups ``fact_<kind>`` found), of those these facts read. Every
+        # rule makes more flags from more kinds, so where even these make none, none is made.
+        present = (words[0].payload if len(words) == 1 else frozenset().union(*[h.payload for h in words])) & plan.kinds
+    if not present:
+        # Most texts: no fact word these facts read; only a current fever reading could make a flag.
         if not _may_read(text, hits):
             return []
         plan = _plan(facts, rules)
         if not plan.fever_alone:
             return []
-        return _flags(rules, red_rules, facts, text, hits, text_flags, caller, temperature, plan, True)
-    plan = _plan(facts, rules)
-    # The kinds the text's fact words may be of (every kind of every word inside a word found: a
-    # superset of the kinds the groups ``fact_<kind>`` found), of those these facts read. Every rule
-    # below makes more flags from more kinds, so where even these make none, none is made.
-    present = (words[0].payload if len(words) == 1 else frozenset().union(*[h.payload for h in words])) & plan.kinds
-    may_read: bool | None = None
-    if not present:
-        if not plan.fever_alone:
-            return []  # the text's fact words are of kinds these facts do not read
-        may_read = _may_read(text, hits)
-        if not may_read:
+        celsius = temperature()
+        if celsius is None or celsius < rules.fever_celsius:
             return []
-    else:
-        fever_counts = plan.fever_read and (plan.fever_alone or (plan.therapy == "hd" and "session" in present)
-                                            or (plan.nephrotic and "belly_pain" in present))
-        if not fever_counts or not (may_read := _may_read(text, hits)):
-            # No reading: only words can make a flag (the rules of ``_flags``, with a fever word).
-            fever = "fever" in present
-            if not (plan.standing & present or (fever_counts and fever)
-                    or (plan.therapy == "hd" and "session" in present and (fever or "chills" in present))
-                    or (plan.nephrotic and (("belly_pain" in present and fever)
-                                            or ("cold_extremities" in present and "dizziness" in present)))):
-                return []
+        return _flags(rules, red_rules, facts, text, hits, text_flags, caller, temperature, plan, True)
+    fever_counts = plan.fever_read and (plan.fever_alone or (plan.therapy == "hd" and "session" in present)
+                                        or (plan.nephrotic and "belly_pain" in present))
+    fever = "fever" in present
+    may_read: bool | None = None
+    if fever_counts:
+        may_read = _may_read(text, hits)
+        if may_read:
+            celsius = temperature()
+            if celsius is not None:
+                if celsius >= rules.fever_celsius:
+                    return _flags(rules, red_rules, facts, text, hits, text_flags, caller, temperature, plan, True)
+                fever = False  # a reading below the threshold decides, whatever the words say
+    # No fever reading: only words can make a flag (the rules of ``_flags``).
+    if not (plan.standing & present or (fever_counts and fever)
+            or (plan.therapy == "hd" and "session" in present and (fever or "chills" in present))
+            or (plan.nephrotic and (("belly_pain" in present and fever)
+                                    or ("cold_extremities" in present and "dizziness" in present)))):
+        return []
     return _flags(rules, red_rules, facts, text, hits, text_flags, caller, temperature, plan, may_read)
-
 
 def _flags(
     rules: FactRules,
