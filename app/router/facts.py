@@ -19,6 +19,10 @@ the policy lexicon's one scan (group ``fact``); every mention gets its §4.7 con
 halts. A flag a fact made names it (``Flag.fact``); its ``term`` is the text's policy word (or the
 reading's rule name). Facts only add flags: they never lower a decision, and the result echoes none
 of them. Without facts nothing here runs.
+
+The module runs past 400 lines on purpose: the argument's model, the policy section's model, checks
+and compiled form, and the rules that read them are one concept (the facts), kept side by side the way
+``redflag_policy`` keeps its sections; split, a new fact would be touched in three files.
 """
 
 from __future__ import annotations

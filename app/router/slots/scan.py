@@ -37,7 +37,7 @@ from ..lexicon import Hit, Hits
 from ..numerals import CHARS, LIMIT, SHORT, parse_digits, parse_number
 from ..policy import Policy
 from ..text import TextViews
-from . import ages, body, dates, temperatures
+from . import ages, body, bounds, dates, temperatures
 from .draft import METRE, OTHER, PATIENT, WRITER, Draft, Handler, masked
 from .foods import FOOD_BOUND_UNITS, food_in_clause, outside
 from .result import SlotsResult
@@ -207,7 +207,7 @@ class SlotExtractor:
         self._digit_analytes = frozenset(term for term in slots.analytes if any(ch.isdigit() for ch in term))
         kid_words = ages.kid_words(slots.patient_words, slots.age_child_words)
         pattern = _pattern(set(_BASE_UNITS) | set(slots.measure_units), kid_words)
-        self._bounds = ages.UpperBounds(kid_words)
+        self._bounds = bounds.UpperBounds(kid_words)
         self._scan = pattern.finditer
         # The §4.7 cue words, read only when a body temperature is: a past or hypothetical reading
         # is not the child's temperature now.
@@ -400,11 +400,11 @@ class Values:
     """What the gate takes from the slot readers (SPEC §4.7 revision 3, "One reading of every
     value"): the child's age, the current temperature and where its reading starts (-1: none), every
     reading read (a past or hypothetical one too), and
-    on demand the lowest upper bound of the age in days (``ages.UpperBounds``: 不到3个月, 新生儿)."""
+    on demand the lowest upper bound of the age in days (``bounds.UpperBounds``: 不到3个月, 新生儿)."""
 
     __slots__ = ("age", "temperature", "temperature_at", "readings", "_draft", "_bounds")
 
-    def __init__(self, draft: Draft, bounds: ages.UpperBounds) -> None:
+    def __init__(self, draft: Draft, bounds: bounds.UpperBounds) -> None:
         self.age, self.temperature, self.temperature_at = draft.age, draft.temperature, draft.temperature_at
         self.readings = draft.readings  # every body temperature read, current or not, by where it starts
         self._draft, self._bounds = draft, bounds
