@@ -29,6 +29,13 @@ from .opencc_keys import WITNESSES_ASTRAL, WITNESSES_BMP
 # ，！？； into their ASCII twins, and 。 has no compatibility mapping.
 CLAUSE_PUNCTUATION = frozenset("，。！？；,!?;")
 
+# Where a sentence and a clause end, as the text view has them (NFKC has turned ，？！； into
+# ASCII): a sentence at 。!?; or a line break, a clause also at a comma; 、 separates list items.
+# Defined here once: every pattern that must stop at a clause builds its class from these names.
+SENTENCE_ENDS = "。!?;\n"
+CLAUSE_ENDS = "," + SENTENCE_ENDS
+LIST_MARK = "、"
+
 # Default-ignorable code points that are not format characters (Cf): variation selectors, the
 # combining grapheme joiner, Hangul fillers, Khmer inherent vowels, Mongolian free variation
 # selectors. Each renders as nothing, so each could hide inside a red-line word (昏\u3164迷).
