@@ -92,7 +92,7 @@ def test_docs_cite_no_spec_section():
 # -- the map of where each rule lives -------------------------------------------------------------
 
 WHERE = ROOT / "docs" / "where-rules-live.md"
-_FUNCTION = re.compile(r"`((?:slots/)?[a-z_]+)\.py(?::([A-Za-z_][\w.]*))?`")
+_FUNCTION = re.compile(r"`((?:(?:slots|policy)/)?[a-z_]+)\.py(?::([A-Za-z_][\w.]*))?`")
 _TEST_FILE = re.compile(r"`((?:test_[a-z0-9_]+|family_tables|context_corpus)\.py)`")
 
 
@@ -109,7 +109,7 @@ def test_where_rules_live_names_functions():
 
 @pytest.mark.parametrize("module, name", _named_functions(), ids=lambda v: v or "")
 def test_where_rules_live_names_a_function_that_exists(module, name):
-    dotted = "app.router." + module.replace("/", ".")
+    dotted = ("app.router." + module.replace("/", ".")).removesuffix(".__init__")
     found = importlib.import_module(dotted)
     for part in name.split(".") if name else []:
         assert hasattr(found, part), f"{dotted} has no {name}"

@@ -20,27 +20,27 @@ halts. A flag a fact made names it (``Flag.fact``); its ``term`` is the text's p
 reading's rule name). Facts only add flags: they never lower a decision, and the result echoes none
 of them. Without facts nothing here runs.
 
-The module runs past 400 lines on purpose: the argument's model, the policy section's model, checks
-and compiled form, and the rules that read them are one concept (the facts), kept side by side the way
-``redflag_policy`` keeps its sections; split, a new fact would be touched in three files.
+The ``[facts]`` section's model, checks and compiled form are in ``policy/facts.py``, beside every
+other section's. This module runs past 400 lines on purpose: the argument's model and the rules that
+read the section are one concept (what a fact does), kept side by side; split, a new fact would be
+touched in two more files.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Annotated, Any, Literal, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field
 
 from .context import CURRENT, Mention, contexts
 from .lexicon import Hit, Hits
+from .policy.facts import ANY_GROUP, GROUP, KINDS, FactRules
 from .redflags import Flag
-from .text import fold
 
 if TYPE_CHECKING:
-    from .redflag_policy import RedFlagRules
+    from .policy.red_flags import RedFlagRules
 
 KIDNEY_THERAPIES = ("none", "ckd", "pd", "hd", "transplant")
 FACT_KEYS = ("age_years", "kidney_therapy", "nephrotic")
@@ -134,100 +134,6 @@ def as_facts(value: PatientFacts | Mapping[str, Any] | None) -> PatientFacts | N
         return None
     facts = value if isinstance(value, PatientFacts) else PatientFacts.model_validate(value)
     return facts if facts.given() else None
-
-
-# --------------------------------------------------------------------------------------------
-# The policy section
-# --------------------------------------------------------------------------------------------
-
-NonEmpty = Annotated[str, StringConstraints(min_length=1)]
-Words = Annotated[list[NonEmpty], Field(min_length=1)]
-Name = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]*$")]
-KINDS = ("fever", "belly_pain", "chills", "session", "urine_falling", "graft_pain", "limb_swelling",
-         "cold_extremities", "dizziness")
-GROUP = {kind: f"fact_{kind}" for kind in KINDS}
-ANY_GROUP = "fact"  # every word of every kind, with the kinds of the words inside it: whether the text holds any
-# (one look-up for most texts) and of which kinds (``lexicon_groups``)
-
-
-class FactWords(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    fever: Words
-    belly_pain: Words
-    chills: Words
-    session: Words
-    urine_falling: Words
-    graft_pain: Words
-    limb_swelling: Words
-    cold_extremities: Words
-    dizziness: Words
-
-
-class FactConcepts(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    age_years: Name
-    transplant: Name
-    pd: Name
-    hd: Name
-    nephrotic: Name
-
-
-class FactsEntry(BaseModel):
-    """``[facts]`` of policy.toml."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    young_infant_years: float = Field(gt=0, le=1)
-    fever_celsius: float = Field(ge=37, le=40)
-    reading_name: Name
-    concepts: FactConcepts
-    words: FactWords
-
-
-def check(entry: FactsEntry, concept_ids: list[str]) -> list[str]:
-    problems: list[str] = []
-    for key, concept in entry.concepts.model_dump().items():
-        if concept not in concept_ids:
-            problems.append(f"facts.concepts.{key}: {concept!r} is not a p0 concept")
-    for kind in KINDS:
-        seen: set[str] = set()
-        for word in getattr(entry.words, kind):
-            key = fold(word)
-            if key in seen:
-                problems.append(f"facts.words.{kind}: {word!r} is listed twice")
-            seen.add(key)
-    return problems
-
-
-@dataclass(frozen=True, slots=True)
-class FactRules:
-    young_infant_years: float
-    fever_celsius: float
-    reading_name: str
-    concept: dict[str, str]  # age_years, transplant, pd, hd, nephrotic → concept id
-
-
-def compile_rules(entry: FactsEntry) -> FactRules:
-    return FactRules(entry.young_infant_years, entry.fever_celsius, entry.reading_name, entry.concepts.model_dump())
-
-
-def lexicon_groups(entry: FactsEntry) -> dict[str, Sequence[tuple[str, object]]]:
-    """The policy lexicon's groups ``fact_<kind>``, one per kind, each word with its kind: a kind's
-    longest word wins inside that kind only (右下腹痛 is pain over a graft and belly pain both)."""
-    groups: dict[str, Sequence[tuple[str, object]]] = {
-        GROUP[kind]: [(fold(w), kind) for w in getattr(entry.words, kind)] for kind in KINDS}
-    # Each word of any kind, with the kinds of every word inside it (its own included): a longer
-    # word hides the shorter ones in this group, not in their kinds' groups (``fact_flags``).
-    kinds_of: dict[str, set[str]] = {}
-    for kind in KINDS:
-        for w in getattr(entry.words, kind):
-            kinds_of.setdefault(fold(w), set()).add(kind)
-    shared: dict[frozenset[str], frozenset[str]] = {}
-    groups[ANY_GROUP] = [(w, shared.setdefault(k, k)) for w in kinds_of
-                         for k in [frozenset(kind for inner, ks in kinds_of.items() if inner in w for kind in ks)]]
-    return groups
 
 
 # --------------------------------------------------------------------------------------------

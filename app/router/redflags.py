@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from . import numerals
 from .context import CURRENT, HYPOTHETICAL, Mention, contexts
 from .lexicon import Hit, Hits
-from .redflag_policy import BloodPressure, RedFlagRules
+from .policy.red_flags import BloodPressure, RedFlagRules
 from .text import TextViews, kept_offsets
 
 if TYPE_CHECKING:  # the slot readers import the policy, which imports this module's Flag (through facts)

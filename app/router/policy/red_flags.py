@@ -1,34 +1,34 @@
-"""The red-flag and context sections of the policy file (SPEC §3.5, §4.7): models, checks, compiled form.
+"""The ``[p0]`` and ``[symptoms]`` sections (SPEC §3.5, §4.7): the red-flag concepts, their terms
+and bounded patterns, soft forms and severity questions, critical values, blood pressure, infant
+fever, and the symptom families every sick child is asked about — models, checks, compiled form.
 
-Kept beside policy.py rather than inside it: these sections grow with every vocabulary change and
-have their own checks (a term in two concepts, a concept without terms, a pattern that can cross a
-clause, a cue word with two roles, a ``not_inside`` word that hides nothing).
+The module runs past 400 lines on purpose: the two sections compile into one ``RedFlagRules`` (the
+symptom families' patterns share the concepts' pattern index, their questions the severity
+questions) and are checked against each other (a symptom word is never a P0 term or safe phrase),
+so each grows with the other; split, one vocabulary change would touch both modules.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field as dataclass_field
-from typing import Annotated, Literal
+from dataclasses import dataclass, field
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import Field, StringConstraints
 
-from .context import Cue, ContextRules
-from .lexicon import Lexicon
-from .numerals import CHARS
-from .patterns import heads, pattern_problems, required_char
-from .text import fold
+from ..context import ContextRules
+from ..numerals import CHARS
+from ..patterns import heads, pattern_problems
+from ..text import fold
+from .common import Groups, Name, NonEmpty, Strict, Terms
+from .cues import ContextEntry, compile_context, time_opening
 
-NonEmpty = Annotated[str, StringConstraints(min_length=1)]
-Terms = Annotated[list[NonEmpty], Field(min_length=1)]
-Name = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]*$")]
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+# ------------------------------------------------------------------------------------------------
+# The sections: p0 (concepts, safe phrases, critical values, blood pressure, infant fever), symptoms
+# ------------------------------------------------------------------------------------------------
 
 
-class ConceptEntry(_Strict):
+class ConceptEntry(Strict):
     id: Name
     group: Name
     terms: Terms
@@ -49,7 +49,7 @@ class ConceptEntry(_Strict):
     together: dict[Name, Annotated[list[Terms], Field(min_length=2)]] = {}
 
 
-class CriticalValueEntry(_Strict):
+class CriticalValueEntry(Strict):
     analyte: NonEmpty
     concept: Name
     name: Name
@@ -60,7 +60,7 @@ class CriticalValueEntry(_Strict):
     window: Annotated[int, Field(ge=1, le=40)]
 
 
-class InfantFeverEntry(_Strict):
+class InfantFeverEntry(Strict):
     concept: Name
     name: Name
     min_celsius: Annotated[float, Field(ge=35, le=43)]
@@ -69,7 +69,7 @@ class InfantFeverEntry(_Strict):
     child_words: Terms  # unused since SPEC §4.7 revision 3 (the slot readers read the age)
 
 
-class BloodPressureEntry(_Strict):
+class BloodPressureEntry(Strict):
     concept: Name
     name: Name
     words: Terms  # a single value after one of these is the systolic one…
@@ -82,7 +82,7 @@ class BloodPressureEntry(_Strict):
     not_before: list[NonEmpty] = []  # 高压锅: what a word is not when these follow it
 
 
-class P0Entry(_Strict):
+class P0Entry(Strict):
     safe_phrases: Terms
     critical_values: Annotated[list[CriticalValueEntry], Field(min_length=1)]
     blood_pressure: BloodPressureEntry | None = None  # absent: no blood-pressure values (a policy before SPEC §3.5 rev 2)
@@ -94,7 +94,7 @@ class P0Entry(_Strict):
 SymptomId = Annotated[str, StringConstraints(pattern=r"^symptom\.[a-z][a-z0-9_]*$")]
 
 
-class SymptomConceptEntry(_Strict):
+class SymptomConceptEntry(Strict):
     id: SymptomId
     question: NonEmpty
     # P0 concepts whose severity question this one answers when acknowledged (IMCI's general signs).
@@ -104,7 +104,7 @@ class SymptomConceptEntry(_Strict):
     answers_now: list[Name] = []
 
 
-class CompoundEntry(_Strict):
+class CompoundEntry(Strict):
     """Terms spelled as every ``first`` + (nothing or one of ``middle``) + ``last``: 肚子有点疼."""
 
     first: Terms
@@ -115,7 +115,7 @@ class CompoundEntry(_Strict):
         return [f + m + t for f in self.first for m in ["", *self.middle] for t in self.last]
 
 
-class SymptomFamilyEntry(_Strict):
+class SymptomFamilyEntry(Strict):
     name: Name
     concept: SymptomId
     terms: Terms
@@ -131,7 +131,7 @@ class SymptomFamilyEntry(_Strict):
         return self.terms + list(dict.fromkeys(spelled))
 
 
-class SymptomsEntry(_Strict):
+class SymptomsEntry(Strict):
     not_inside: list[NonEmpty] = []  # phrases that hold a symptom word and are none (the longer hides it)
     # The family whose question every sick child is asked once (WHO IMCI: the general danger signs in
     # every sick child), in the first turn that asks about any current sign of the child.
@@ -140,62 +140,14 @@ class SymptomsEntry(_Strict):
     families: Annotated[list[SymptomFamilyEntry], Field(min_length=1)]
 
 
-CueKind = Literal[
-    "negation", "pseudo", "now", "past", "hypothetical", "habitual", "manner", "contrast", "recurrence", "now_clause", "ongoing",
-    "then",
-]
-# Which (kind, direction, scope) a cue may have: SPEC §4.7's table, nothing else.
-ALLOWED_CUES = {
-    ("negation", "before", "next_mention"),
-    ("pseudo", "before", "none"),
-    ("now", "before", "sentence"),
-    ("past", "before", "sentence"),
-    ("past", "after", "mention_before"),
-    ("hypothetical", "before", "sentence"),
-    ("hypothetical", "before", "clause"),
-    ("hypothetical", "after", "mention_before"),
-    ("habitual", "before", "clause"),
-    ("manner", "before", "none"),
-    ("contrast", "before", "terminate"),
-    ("recurrence", "before", "next_mention"),
-    ("now_clause", "before", "clause"),
-    ("ongoing", "before", "sentence"),
-    ("then", "before", "sentence"),
-}
+# ------------------------------------------------------------------------------------------------
+# Checks
+# ------------------------------------------------------------------------------------------------
 
 
-# The reach of a habitual cue with no max_gap: any clause is shorter.
-_WHOLE_CLAUSE = 1 << 30
-
-class CueEntry(_Strict):
-    kind: CueKind
-    direction: Literal["before", "after"]
-    scope: Literal["next_mention", "sentence", "clause", "mention_before", "none", "terminate"]
-    max_gap: Annotated[int, Field(ge=0, le=12)] | None = None
-    words: Terms
-    not_inside: list[NonEmpty] = []
-    patterns: dict[Name, NonEmpty] = {}
-
-
-class ContextEntry(_Strict):
-    patient_words: Terms
-    other_person_words: Terms
-    self_words: Terms
-    self_is_patient_for: list[NonEmpty]
-    self_not_inside: list[NonEmpty] = []
-    subject_not_inside: list[NonEmpty] = []
-    place_after: list[NonEmpty] = []
-    carer_before: list[NonEmpty] = []
-    carer_before_if_patient: list[NonEmpty] = []
-    negation_filler: list[NonEmpty] = []
-    third_person_words: Terms
-    governing_links: Terms
-    enumeration_joiners: Terms
-    enumeration_item_max: Annotated[int, Field(ge=1, le=8)]
-    cues: Annotated[list[CueEntry], Field(min_length=1)]
-
-
-def check(p0: P0Entry, context: ContextEntry, roles: set[str], symptoms: SymptomsEntry | None = None) -> list[str]:
+def check(p0: P0Entry, symptoms: SymptomsEntry | None) -> list[str]:
+    """Concepts: a term in one concept only, soft forms with their question, patterns bounded and
+    opening with a literal, safe phrases that hide a term, critical values and fevers that add up."""
     problems: list[str] = []
     concept_ids = [c.id for c in p0.concepts]
     if len(set(concept_ids)) != len(concept_ids):
@@ -258,41 +210,6 @@ def check(p0: P0Entry, context: ContextEntry, roles: set[str], symptoms: Symptom
 
     if symptoms is not None:
         problems.extend(_check_symptoms(symptoms, p0, owner, names))
-    for role in context.self_is_patient_for:
-        if role not in roles:
-            problems.append(f"context.self_is_patient_for: unknown role {role!r}")
-    role_of: dict[str, str] = {}
-
-    def claim(word: str, role: str, where: str) -> None:
-        key = fold(word)
-        if key in role_of and role_of[key] != role:
-            problems.append(f"{where}: {word!r} is already a {role_of[key]} word")
-        elif key in role_of:
-            problems.append(f"{where}: {word!r} is listed twice")
-        role_of[key] = role
-
-    for field, role in (("patient_words", "patient"), ("other_person_words", "other"), ("self_words", "self"),
-                        ("third_person_words", "third")):
-        for word in getattr(context, field):
-            claim(word, role, f"context.{field}")
-    for n, cue in enumerate(context.cues):
-        where = f"context.cues[{n}] ({cue.kind})"
-        if (cue.kind, cue.direction, cue.scope) not in ALLOWED_CUES:
-            problems.append(f"{where}: a {cue.kind} cue cannot have direction {cue.direction!r} and scope {cue.scope!r}")
-        # A habitual cue may bound its reach into the clause (parents' run-on clauses have no comma);
-        # without max_gap it covers the whole clause, as the released policy reads.
-        if cue.kind != "habitual" and (cue.scope in ("next_mention", "mention_before")) != (cue.max_gap is not None):
-            problems.append(f"{where}: max_gap is required with scope next_mention or mention_before, and only there"
-                            " (and optional for a habitual cue)")
-        for word in cue.words:
-            claim(word, f"{cue.kind} cue", where)
-        for name, pattern in cue.patterns.items():
-            problems.extend(f"{where}.patterns.{name}: {p}" for p in pattern_problems(pattern))
-    for n, cue in enumerate(context.cues):
-        _hiders(problems, f"context.cues[{n}] ({cue.kind}).not_inside", cue.not_inside, cue.words, role_of)
-    _hiders(problems, "context.self_not_inside", context.self_not_inside, context.self_words, role_of)
-    subject_words = context.patient_words + context.other_person_words + context.self_words + context.third_person_words
-    _hiders(problems, "context.subject_not_inside", context.subject_not_inside, subject_words, role_of)
     return problems
 
 
@@ -354,20 +271,9 @@ def _check_symptoms(symptoms: SymptomsEntry, p0: P0Entry, owner: dict[str, str],
     return problems
 
 
-def _hiders(problems: list[str], where: str, phrases: list[str], words: list[str], role_of: dict[str, str]) -> None:
-    """A ``not_inside`` phrase must contain one of its own words and have no role of its own."""
-    folded = [fold(w) for w in words]
-    for phrase in phrases:
-        key = fold(phrase)
-        if key in role_of:
-            problems.append(f"{where}: {phrase!r} is itself a {role_of[key]} word")
-        elif not any(w in key for w in folded):
-            problems.append(f"{where}: {phrase!r} contains none of its words, so it hides nothing")
-
-
-# --------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------------------------
 # Compiled form
-# --------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -433,10 +339,10 @@ class RedFlagRules:
     # mention of it — one reading of every value; None when the policy has no such family.
     fever_symptom: str | None = None
     every_sick_child: str | None = None  # asked beside the first question about a current sign
-    stands_for: dict[str, frozenset[str]] = dataclass_field(default_factory=dict)
+    stands_for: dict[str, frozenset[str]] = field(default_factory=dict)
     # per symptom concept, every P0 concept a no to its question says is not happening now (its
     # ``stands_for`` and its ``answers_now``): their non-current mentions ask no more
-    answers_now: dict[str, frozenset[str]] = dataclass_field(default_factory=dict)
+    answers_now: dict[str, frozenset[str]] = field(default_factory=dict)
 
 
 _CN = "零一二两三四五六七八九十"
@@ -463,24 +369,6 @@ def compile_rules(p0: P0Entry, context: ContextEntry, symptoms: SymptomsEntry | 
     fever_word = re.compile("发烧|发热|发高烧|高烧|低烧|烧起来|发烫|很烫|滚烫|烫手|体温高|体温偏高|有点烧(?!心)|有些烧(?!心)|"
                             + "|".join(f"{word}(?:有点|有些|挺|好|都)?烫" for word in body))
     kid = "|".join(re.escape(fold(w)) for w in sorted(context.patient_words, key=len, reverse=True))
-    time_words = [fold(w) for e in context.cues if e.kind in ("now", "past", "now_clause", "ongoing", "then") and e.direction == "before"
-                  for w in e.words]
-    time_opening = "|".join(re.escape(w) for w in sorted(time_words, key=len, reverse=True))
-    cues: list[tuple[str, Cue]] = []
-    cue_patterns: list[tuple[re.Pattern[str], Cue, str]] = []
-    for entry in context.cues:
-        reach = entry.max_gap if entry.max_gap is not None else (_WHOLE_CLAUSE if entry.kind == "habitual" else 0)
-        cue = Cue(entry.kind, entry.direction, entry.scope, reach)
-        cues += [(fold(w), cue) for w in entry.words]
-        cues += [(fold(w), Cue("pseudo")) for w in entry.not_inside]
-        cue_patterns += [(c, cue, required_char(c)) for c in map(re.compile, entry.patterns.values())]
-    for field, kind in (("patient_words", "patient"), ("other_person_words", "other"), ("self_words", "self"),
-                        ("third_person_words", "third")):
-        cues += [(fold(w), Cue(kind)) for w in getattr(context, field)]
-    cues += [(fold(w), Cue("pseudo")) for w in context.self_not_inside + context.subject_not_inside]
-    filler = "|".join(re.escape(fold(w)) for w in sorted(context.negation_filler, key=len, reverse=True))
-    joiners = re.escape("".join(context.enumeration_joiners))
-    enumeration = re.compile(f"[{joiners}](?:[^{joiners}，。！？；,!?;\\n]{{1,{context.enumeration_item_max}}}[{joiners}])*")
     return RedFlagRules(
         concept_ids=tuple(c.id for c in p0.concepts),
         pattern_starts={ch: tuple(found) for ch, found in starts.items()},
@@ -489,21 +377,10 @@ def compile_rules(p0: P0Entry, context: ContextEntry, symptoms: SymptomsEntry | 
             CriticalValue(c.analyte, c.concept, c.name, c.threshold, c.plausible_max, frozenset(fold(u) for u in c.units), c.window)
             for c in p0.critical_values
         ),
-        time_opening=re.compile(time_opening) if time_opening else None,
+        time_opening=time_opening(context),
         blood_pressure=_blood_pressure(p0.blood_pressure, kid) if p0.blood_pressure else None,
         infant_fever=InfantFever(fever.concept, fever.name, fever.min_celsius, fever.max_celsius, fever.max_age_days, fever_word),
-        context=ContextRules(
-            lexicon=Lexicon({"ctx": cues}),
-            patterns=tuple(cue_patterns),
-            self_is_patient_for=frozenset(context.self_is_patient_for),
-            governing_links=frozenset(fold(w) for w in context.governing_links),
-            enumeration=enumeration,
-            negation_filler=re.compile(f"(?:{filler})*" if filler else ""),
-            place_after=tuple(sorted((fold(w) for w in context.place_after), key=len, reverse=True)),
-            carer_before=frozenset(fold(w) for w in context.carer_before),
-            carer_before_if_patient=frozenset(fold(w) for w in context.carer_before_if_patient),
-            patterns_by_name={name: compiled for compiled, name, _ in patterns},
-        ),
+        context=compile_context(context, {name: compiled for compiled, name, _ in patterns}),
         soft_terms=frozenset([fold(t) for c in p0.concepts for t in c.soft_terms]
                              + [name for c in p0.concepts for name in c.soft_patterns]),
         severity_questions={c.id: c.severity_question for c in p0.concepts if c.severity_question}
@@ -553,3 +430,22 @@ def _blood_pressure(bp: BloodPressureEntry, kid: str) -> BloodPressure:
     pair = re.compile("(?<![0-9./])(?P<s>[0-9]{2,3})\\s?/\\s?(?P<d>[0-9]{2,3})(?![0-9./])")
     return BloodPressure(bp.concept, bp.name, (bp.systolic, bp.diastolic), (bp.child_systolic, bp.child_diastolic), reading, pair,
                          frozenset(fold(w) for w in bp.diastolic_words), child)
+
+
+def p0_words(p0: P0Entry) -> Groups:
+    """The red-line lexicon's groups: "p0", each term with its concept id (None for a safe phrase,
+    which only hides the term inside it), and "critical", each analyte word with its rule's index."""
+    return {
+        "p0": [(fold(t), c.id) for c in p0.concepts for t in c.terms + c.soft_terms] + [(fold(t), None) for t in p0.safe_phrases],
+        "critical": [(fold(w), n) for n, c in enumerate(p0.critical_values) for w in c.words],
+    }
+
+
+def symptom_words(p0: P0Entry, symptoms: SymptomsEntry | None) -> Groups:
+    """The lexicon group "symptom": each family's words, payload its concept (None for a phrase that
+    only hides the word inside it); a compound that is a P0 term or safe phrase stays theirs."""
+    if symptoms is None:
+        return {}
+    taken = {fold(t) for c in p0.concepts for t in c.terms + c.soft_terms} | {fold(t) for t in p0.safe_phrases}
+    return {"symptom": [(fold(t), f.concept) for f in symptoms.families for t in f.all_terms(taken)]
+            + [(fold(t), None) for t in symptoms.not_inside]}
