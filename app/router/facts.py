@@ -23,7 +23,7 @@ of them. Without facts nothing here runs.
 The ``[facts]`` section's model, checks and compiled form are in ``policy/facts.py``, beside every
 other section's. This module runs past 400 lines on purpose: the argument's model and the rules that
 read the section are one concept (what a fact does), kept side by side; split, a new fact would be
-touched in two more files.
+touched in one more file.
 """
 
 from __future__ import annotations

@@ -47,7 +47,6 @@ __all__ = [
     "Policy",
     "PolicyError",
     "PolicyFile",
-    "SlotsPolicy",
     "WriteTool",
     "default_policy_bytes",
     "load_policy",

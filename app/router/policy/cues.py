@@ -16,7 +16,7 @@ from pydantic import Field
 from ..context import ContextRules, Cue
 from ..lexicon import Lexicon
 from ..patterns import pattern_problems, required_char
-from ..text import fold
+from ..text import CLAUSE_ENDS, fold
 from .common import Name, NonEmpty, Strict, Terms
 
 CueKind = Literal[
@@ -153,7 +153,7 @@ def compile_context(context: ContextEntry, patterns_by_name: dict[str, re.Patter
     cues += [(fold(w), Cue("pseudo")) for w in context.self_not_inside + context.subject_not_inside]
     filler = "|".join(re.escape(fold(w)) for w in sorted(context.negation_filler, key=len, reverse=True))
     joiners = re.escape("".join(context.enumeration_joiners))
-    enumeration = re.compile(f"[{joiners}](?:[^{joiners}，。！？；,!?;\\n]{{1,{context.enumeration_item_max}}}[{joiners}])*")
+    enumeration = re.compile(f"[{joiners}](?:[^{joiners}{CLAUSE_ENDS}]{{1,{context.enumeration_item_max}}}[{joiners}])*")
     return ContextRules(
         lexicon=Lexicon({"ctx": cues}),
         patterns=tuple(cue_patterns),

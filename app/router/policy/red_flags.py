@@ -19,7 +19,7 @@ from pydantic import Field, StringConstraints
 from ..context import ContextRules
 from ..numerals import CHARS
 from ..patterns import heads, pattern_problems
-from ..text import fold
+from ..text import CLAUSE_ENDS, fold
 from .common import Groups, Name, NonEmpty, Strict, Terms
 from .cues import ContextEntry, compile_context, time_opening
 
@@ -423,7 +423,7 @@ def _blood_pressure(bp: BloodPressureEntry, kid: str) -> BloodPressure:
     value = f"[0-9]{{2,3}}(?![0-9.])|(?<![{_CN}百])[{_CN}百]{{2,6}}"
     reading = re.compile(
         f"(?P<w>{words})" + (f"(?!{not_before})" if not_before else "")
-        + f"[^，。！？；,!?;\\n0-9]{{0,{bp.window}}}?(?<![0-9.])(?P<s>{value})(?:多)?"
+        + f"[^{CLAUSE_ENDS}0-9]{{0,{bp.window}}}?(?<![0-9.])(?P<s>{value})(?:多)?"
         f"(?:\\s?/\\s?(?P<d>{value}))?"
     )
     child = re.compile(f"{kid}|(?<![0-9])(?:1[0-7]|[1-9])岁|[一二两三四五六七八九]岁|十[一二三四五六七]?岁")
