@@ -93,7 +93,7 @@ class Draft:
         self.age_approximate = False  # the age read is a lower bound (两岁多, 五个多月)
         self.weight_approximate = False  # the weight read is a lower bound (16斤多)
         self.temperature_approximate = False  # the reading that won is a lower bound (39度多)
-        self.temperature: float | None = None  # the child's current temperature (``temperatures.temperature``)
+        self.temperature: float | None = None  # the child's current temperature (``temperature_context.temperature``)
         self.temperature_at = -1  # where the reading that won starts
         self.finished = False  # the readings after the scan are done (``SlotExtractor.finish``)
         self.age_current = False  # an age said as now (现在5个月) was read: it replaces an earlier one

@@ -37,7 +37,7 @@ from ..lexicon import Hit, Hits
 from ..numerals import CHARS, LIMIT, SHORT, parse_digits, parse_number
 from ..policy import Policy
 from ..text import TextViews
-from . import ages, body, bounds, dates, temperatures
+from . import ages, body, bounds, dates, temperature_context, temperatures
 from .draft import METRE, OTHER, PATIENT, WRITER, Draft, Handler, masked
 from .foods import FOOD_BOUND_UNITS, food_in_clause, outside
 from .result import SlotsResult
@@ -350,7 +350,7 @@ class SlotExtractor:
         if draft.replies:
             temperatures.reply_readings(draft, analytes)
         if draft.readings:
-            draft.temperature = temperatures.temperature(draft, self._cues, self._cue_patterns)
+            draft.temperature = temperature_context.temperature(draft, self._cues, self._cue_patterns)
 
     def reading(self, reference_date: date) -> Reading:
         """One request's read, shared by the red flags' age question and ``Reading.extract``."""
