@@ -345,6 +345,8 @@ class SlotExtractor:
         if draft.finished:
             return
         draft.finished = True
+        if draft.age_provisional:
+            ages.settle_writer(draft)
         if draft.temperature_words:
             temperatures.unitless_readings(draft)
         if draft.replies:

@@ -31,7 +31,7 @@ from typing import Any, Callable
 from ..lexicon import Hit, Hits
 from ..numerals import parse_number
 from .draft import START, Draft
-from .temperatures import READING
+from .temperatures import READING, rough
 
 # After a reading: a question about what the number means (39度5算高烧吗, 37.8算发烧吗, 38度5算不算发烧): no
 # reading of the child now.
@@ -180,8 +180,8 @@ def temperature(d: Draft, cues: Callable[[str], Hits], patterns: tuple[tuple[re.
             max(0, start - _WHEN_REACH), start
         ):
             continue
-        if best is None or value > best:  # the highest; a lower bound (39度多) is ``approximate``
-            best, d.temperature_approximate, d.temperature_at = value, text.startswith("多", end), start
+        if best is None or value > best:  # the highest; a lower bound (39度多), "almost N" or a range's top is ``approximate``
+            best, d.temperature_approximate, d.temperature_at = value, text.startswith("多", end) or rough(text, start), start
     return best
 
 

@@ -12,7 +12,12 @@ Decisions where the spec is silent (each has a row in tests/router/test_slots.py
   it (体温退了些，上午37.6; 36.8这个温度), is a reading as one with 度 is — not a price, a body measure
   (体重37.5) or another unit's;
 * as the dev split, the pool and the imcs messages write them (issue 21, session 4): a threshold
-  after 超过 / 高于 with a fever word too is no reading; a short reply that lists readings reads each.
+  after 超过 / 高于 with a fever word too is no reading; a short reply that lists readings reads each;
+* SPEC §4.4 revision 3: a reading with 度 that is a whole clause (孩子咳嗽，39度，怎么办) or the whole
+  message (39度4) is the child's temperature, a message of bare numbers (38.5 alone) none — a bare
+  reading after an age (宝宝2个月，38.5) still is one, as §4.7 revision 3 reads it; a range
+  (三十八度五六, 38.5-39度, 三十八九度) reads its highest value and "almost N" (烧到快40度) N, both
+  ``approximate`` (``rough``).
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from bisect import bisect_left
 from ..lexicon import Hit
 from .draft import START, Draft, Handler, masked
 from ..numerals import CHARS, parse_number
+from .result import Quantity
 
 # Body temperature (SPEC §4.4): a number in this range with 度 / ℃ / °C after a temperature word.
 _TEMPERATURE = (35.0, 43.0)
@@ -44,7 +50,7 @@ _LISTED = re.compile("[ \\t]*[,、/][ \\t]*(?P<n>[0-9]{2}\\.[0-9])(?![0-9]|\\.[0
 _LISTED_MAX = 3
 # The other end of a range (40度-45度, 37-50度): a reading only when both ends are body temperatures.
 _RANGE_END = re.compile("(?:度|°c?)?[ \\t]*(?:--|-|~|到|至)[ \\t]*(?P<n>[0-9]+(?:\\.[0-9]+)?)")
-_RANGE_START = re.compile("(?<![0-9.度°])(?P<n>[0-9]+(?:\\.[0-9]+)?)(?:度|°c?)?[ \\t]*(?:--|-|~|到|至)[ \\t]*$")
+RANGE_START = re.compile("(?<![0-9.度°])(?P<n>[0-9]+(?:\\.[0-9]+)?)(?:度|°c?)?[ \\t]*(?:--|-|~|到|至)[ \\t]*$")
 # A reading in a message without any temperature word: a short chat reply (the doctor's question,
 # 体温多少, is the context the parent answers) that ends with it (38.5, 现在有39.5了, 腋下量了38.2,
 # 一直37.5左右), or any message that opens with it after a word of now at most (现在是37.6从八点多…
@@ -74,6 +80,19 @@ _THRESHOLD_BEFORE = ("超过", "超出", "高于", "大于", "没上", "上了")
 _BELOW_BEFORE = ("不到", "低于", "不超过", "没超过", "没到", "没有到")
 _BELOW_AFTER = ("以下", "之下")
 
+# A reading that is its whole clause (SPEC §4.4 revision 3): the clause's start before it, at most a
+# lower bound or a particle after it.
+_CLAUSE_OPENS = ",。!?;、\n"
+_CLAUSE_REST = re.compile("(?:多|左右|以上|了|啊|吧|呢)*[ \t]*(?:[,。!?;、\n~]|$)")
+_ALMOST = ("快", "快要", "快到", "将近", "接近", "差不多")
+# A message of bare numbers and particles only (38.5, 38.5，37.8吧): numbers without a unit, no reading.
+# Possessive throughout: a run of digits is never split between two numbers on a failing text.
+_BARE_MESSAGE = re.compile("(?:[ \\t]*+[0-9]++(?:\\.[0-9]++)?+(?:多|左右|以上|了|啊|吧|呢)*+[ \\t]*+[,。!?;、~]*+)++")
+# 三十八九度: 38 to 39 degrees, two numerals in a row (the higher one is the reading).
+_TENS_RANGE = re.compile("[三四]十[一二三四五六七八九]{2}")
+# A range's highest value (SPEC §4.4 revision 3): 三十八度五六 (two tenths) or 三十八九度 at the reading.
+_RANGE_AT = re.compile(f"(?:[0-9]+|[{CHARS}]+)度[{CHARS}]{{2}}(?![{CHARS}])|[三四]十[一二三四五六七八九]{{2}}度")
+
 # Unit tail (after a number at the match start).
 TAILS = {
     # 38.5度, 39℃, 38°, and 36度4 / 三十八度五 (a tenth said after 度).
@@ -87,9 +106,11 @@ def on_temperature(m: re.Match[str], d: Draft) -> None:
     decides which readings count)."""
     start = m.start()
     quantity = d.quantity(m, start, m.start("e"), "temp_u")
-    if quantity is None:
-        return
     tenth = m.group("temp_t")
+    if quantity is None:
+        quantity = _tens_range(d.text[start : m.start("e")]) if not tenth else None
+        if quantity is None:
+            return
     if tenth:  # 36度4 is 36.4
         if isinstance(quantity["value"], float):
             return
@@ -121,6 +142,35 @@ def on_temperature(m: re.Match[str], d: Draft) -> None:
         d.replies[start] = value  # 39度, 昨天才正常36度: ``reply_readings`` decides
 
 
+def _tens_range(token: str) -> Quantity | None:
+    """三十八九 as the higher of its two numbers (39), when they follow each other; else None. A
+    range is no number (SPEC §4.4), so it is a reading only: nothing is added to the numbers."""
+    if _TENS_RANGE.fullmatch(token) is None:
+        return None
+    low, high = parse_number(token[:-1]), parse_number(token[:-2] + token[-1])
+    if low is None or high is None or high != low + 1:
+        return None
+    return {"value": high, "unit": "度", "raw": token}
+
+
+def rough(text: str, start: int) -> bool:
+    """The reading at ``start`` is "almost N" (烧到快40度, SPEC §4.4 revision 3: N, approximate) or the
+    highest value of a range (38.5-39度, 37.6到38.6, 三十八度五六, 三十八九度)."""
+    return text.endswith(_ALMOST, 0, start) or _ranged(text, start)
+
+
+def _ranged(text: str, start: int) -> bool:
+    return RANGE_START.search(text, max(0, start - 12), start) is not None or _RANGE_AT.match(text, start) is not None
+
+
+def _whole_clause(text: str, start: int, end: int) -> bool:
+    """The reading is its clause's only words (39度，…; 38.5 alone), a lower bound or a particle after it at most."""
+    opening = start
+    while opening and text[opening - 1] in " \t":
+        opening -= 1
+    return (opening == 0 or text[opening - 1] in _CLAUSE_OPENS) and _CLAUSE_REST.match(text, end) is not None
+
+
 def in_range(value: float) -> bool:
     return _TEMPERATURE[0] <= value <= _TEMPERATURE[1]
 
@@ -128,7 +178,7 @@ def in_range(value: float) -> bool:
 def _body_range(text: str, start: int, end: int) -> bool:
     """Not one end of a range whose other end is no body temperature (40度-45度 of bath water)."""
     after = _RANGE_END.match(text, end)
-    before = _RANGE_START.search(text, max(0, start - 12), start)
+    before = RANGE_START.search(text, max(0, start - 12), start)
     return all(m is None or in_range(float(m.group("n"))) for m in (after, before))
 
 
@@ -138,6 +188,8 @@ def reply_readings(d: Draft, analytes: list[Hit]) -> None:
     word, or are written with decimals in a sentence with a temperature word (``_in_fever_sentence``),
     unless they are a bound (超过38.5, 38.5以下) or follow a lab word (白蛋白38.5)."""
     text = d.text
+    if _BARE_MESSAGE.fullmatch(text):
+        return  # SPEC §4.4 revision 3: a message of bare numbers (38.5) says no unit, so no temperature
     short = len(text) <= REPLY_LENGTH and not d.temperature_words
     # A short reply that ends with a reading lists its readings (昨晚38.5，今天早上37.8): each one counts.
     listed = short and len(d.replies) > 1 and _ends_with_reading(text, max(d.replies))
@@ -147,6 +199,8 @@ def reply_readings(d: Draft, analytes: list[Hit]) -> None:
         replied = _REPLY_OPENING.fullmatch(text, 0, start) is not None or (
             short and (_ENDS_MESSAGE.match(text, end) is not None or listed and not _measured(text, start))
         )
+        if not (replied or d.temperature_words) and "度" in text[start:end] and _whole_clause(text, start, end):
+            replied = True  # SPEC §4.4 revision 3: a whole reply clause with 度 is a reading (孩子咳嗽，39度，怎么办)
         if not replied and not _in_fever_sentence(d, start):
             continue
         if text.endswith(_THRESHOLD_BEFORE, 0, start) or _below(text, start, end) or not _body_range(text, start, end):
