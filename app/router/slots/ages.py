@@ -448,8 +448,11 @@ def on_age(m: re.Match[str], d: Draft) -> None:
     d.set_age(start, end, float(years["value"] + month_count / 12), approximate=approximate or almost, current=current, below=below)
 
 
-# Before a child word: a child planned, not born yet (准备要个孩子, 想生二胎): the writer is the patient.
-_PLANNED = re.compile("(?:要|生|怀)个?$")
+# The writer is the patient of a message about their own pregnancy (怀孕, 怀上, 孕妇), or before a
+# child word one planned or not had yet (准备要个孩子, 再造个女儿, 还没有小孩); 病人 / 患者 name no child.
+_PREGNANCY = re.compile("孕|怀上|怀了")
+_PLANNED = re.compile("(?:要|生|怀|造|没有|没)个?$")
+_NOT_A_CHILD = ("患", "病")
 # A writer this old is a parent; a younger one writes of their own body (我才15岁…女孩…: the patient).
 _ADULT = 18
 
@@ -457,9 +460,11 @@ _ADULT = 18
 def settle_writer(d: Draft) -> None:
     """An adult writer's own age (我今年32岁) that a child word follows and no age of the child
     replaced: the message is about the child, and the writer's age fills nothing (SPEC §4.4
-    revision 3) — unless every child named after it is one still planned (我今年29岁，准备要个孩子)."""
-    after = [at for at in d.children if at >= d.age_end]
-    if d.age is not None and d.age >= _ADULT and any(_PLANNED.search(d.text, max(0, at - 3), at) is None for at in after):
+    revision 3) — unless the writer is the patient (``_PREGNANCY``, ``_PLANNED``: 我今年29岁，准备要个孩子)."""
+    if d.age is None or d.age < _ADULT or _PREGNANCY.search(d.text):
+        return
+    after = [at for at in d.children if at >= d.age_end and not d.text.startswith(_NOT_A_CHILD, at)]
+    if any(_PLANNED.search(d.text, max(0, at - 3), at) is None for at in after):
         d.age, d.age_approximate, d.age_below, d.age_provisional = None, False, None, False
 
 
