@@ -79,6 +79,7 @@ WHOSE_AGE = [
     ("the child's age over the writer's", "我今年32岁，孩子3岁", {"age_years": 3.0}),
     ("the writer who is the patient: their own age", "我今年15岁，最近老是头疼", {"age_years": 15.0}),
     ("a child still planned leaves the writer the patient", "我今年29岁，准备要个孩子？", {"age_years": 29.0}),
+    ("the writer's own pregnancy leaves the writer the patient", "我今年31岁，怀孕了，孩子会不会受影响？", {"age_years": 31.0}),
 ]
 
 ROWS = READINGS + WHOLE_SPANS + RANGES + ALMOST + THRESHOLDS + WHOSE_AGE
