@@ -101,7 +101,7 @@ INTENTS = [
     ("which test to take stays knowledge", "要不要验血", "knowledge"),
     ("a food group -> nutrition calc", "能吃水果吗", "nutrition_calc"),
     ("a food group after a child word -> nutrition calc", "孩子能吃水果吗。", "nutrition_calc"),
-    ("snacks as a food group before the verb -> nutrition calc", "零食能吃吗。", "nutrition_calc"),
+    ("snacks after the verb -> nutrition calc", "孩子可以吃零食吗？", "nutrition_calc"),
     ("diet advice with no food and no group stays knowledge", "孩子饮食要注意什么！", "knowledge"),
     ("what to eat with no group stays knowledge", "吃什么好", "knowledge"),
 ]
