@@ -155,7 +155,7 @@ def _tens_range(token: str) -> Quantity | None:
 
 def rough(text: str, start: int) -> bool:
     """The reading at ``start`` is "almost N" (烧到快40度, SPEC §4.4 revision 3: N, approximate) or the
-    highest value of a range (38.5-39度, 37.6到38.6, 三十八度五六, 三十八九度)."""
+    highest value of a range (38.5-39度, 37.8 到 38.3, 三十八度五六, 三十八九度)."""
     return text.endswith(_ALMOST, 0, start) or _ranged(text, start)
 
 
