@@ -6,7 +6,8 @@ branches and handlers come from one module per family of quantities, each with i
 decisions it makes where the spec is silent:
 
 * ``ages`` — N岁, months of age, an age said of a child in months, days or weeks, 满月;
-* ``body`` — body weight and height; ``temperatures`` — body temperature;
+* ``body`` — body weight and height; ``temperatures`` — body temperature readings, and
+  ``temperature_context`` — which of them is the child's current one;
 * ``dates`` — calendar and relative dates, look-back windows;
 * ``foods`` — portions of a food, and the analyte words that name a result;
 * ``scan`` — the one pattern, the order of its branches, plain numbers, patient IDs, and whose a

@@ -37,7 +37,7 @@ from ..lexicon import Hit, Hits
 from ..numerals import CHARS, LIMIT, SHORT, parse_digits, parse_number
 from ..policy import Policy
 from ..text import TextViews
-from . import ages, body, bounds, dates, temperatures
+from . import ages, body, bounds, dates, temperature_context, temperatures
 from .draft import METRE, OTHER, PATIENT, WRITER, Draft, Handler, masked
 from .foods import FOOD_BOUND_UNITS, food_in_clause, outside
 from .result import SlotsResult
@@ -345,12 +345,14 @@ class SlotExtractor:
         if draft.finished:
             return
         draft.finished = True
+        if draft.age_provisional:
+            ages.settle_writer(draft)
         if draft.temperature_words:
             temperatures.unitless_readings(draft)
         if draft.replies:
             temperatures.reply_readings(draft, analytes)
         if draft.readings:
-            draft.temperature = temperatures.temperature(draft, self._cues, self._cue_patterns)
+            draft.temperature = temperature_context.temperature(draft, self._cues, self._cue_patterns)
 
     def reading(self, reference_date: date) -> Reading:
         """One request's read, shared by the red flags' age question and ``Reading.extract``."""
