@@ -57,8 +57,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.compare_corpus import texts  # noqa: E402
-from bench.router_bench import REFERENCE  # noqa: E402
-from app.router import load_policy, redflags  # noqa: E402
+from bench.router_bench import CALLER, PATIENT, REFERENCE  # noqa: E402
+from app.router import Limits, Router, load_policy, redflags  # noqa: E402
 from app.router.lexicon import Hit, Hits, Lexicon, _is_ascii_letter  # noqa: E402
 from app.router.slots import SlotExtractor  # noqa: E402
 from app.router.text import views  # noqa: E402
@@ -301,10 +301,13 @@ class HyperscanEngine:
     def cue_scan(self, view: str) -> list[Hit]:
         return select(view, self._cue_entries, self._matches(self._cue_db, self._cue_scratch, self._cue_lengths, view)).get("ctx", [])
 
-    def patterns(self, view: str, p0: list[Hit] | None) -> list[Any]:
+    def gate(self, view: str) -> frozenset[int]:
         named: set[int] = set()
         self._patterns.scan(view.encode(), match_event_handler=lambda i, _s, _e, _f, _c: named.add(i), scratch=self._patterns_scratch)
-        return _restricted(self.rules, frozenset(named), view, p0)
+        return frozenset(named)
+
+    def patterns(self, view: str, p0: list[Hit] | None) -> list[Any]:
+        return _restricted(self.rules, self.gate(view), view, p0)
 
 
 class Re2Engine:
@@ -337,8 +340,11 @@ class Re2Engine:
     def cue_scan(self, view: str) -> list[Hit]:
         return select(view, self._cue_entries, self._places(view, self._cue_entries, self._cue_set.Match(view) or ())).get("ctx", [])
 
+    def gate(self, view: str) -> frozenset[int]:
+        return frozenset(self._gate.Match(view) or ())
+
     def patterns(self, view: str, p0: list[Hit] | None) -> list[Any]:
-        return _restricted(self.rules, frozenset(self._gate.Match(view) or ()), view, p0)
+        return _restricted(self.rules, self.gate(view), view, p0)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -465,6 +471,10 @@ def main() -> int:
         if problems:
             return 1
     p0 = [today.scan(v).get("p0") for v in view]
+    matched = sum(bool(today.patterns(v, None)) for v in view)
+    for name, engine in engines.items():
+        print(f"{name:10s} pattern gate lets {sum(bool(engine.gate(v)) for v in view)} texts through; "
+              f"{matched} hold a pattern's match")
     jobs: dict[str, Callable[[], None]] = {}
     for name, engine in {"today": today, **engines}.items():
         jobs[f"{name}: lexicon, text view"] = lambda e=engine: [e.scan(v) for v in view] and None
@@ -474,6 +484,8 @@ def main() -> int:
     jobs["today: slot scan regex alone (for scale)"] = lambda: [list(extractor._scan(v)) for v in view] and None
     jobs["today: slot _read (scan and handlers, for scale)"] = (
         lambda: [extractor._read(v, today.scan(v.text), REFERENCE) for v in text_views] and None)
+    router = Router(policy, Limits())
+    jobs["today: route_request (whole, for scale)"] = lambda: [router.route_request(t, CALLER, PATIENT, REFERENCE) for t in corpus] and None
     samples = timed(jobs, rounds, len(view))
     print(f"\n{rounds} rounds, alternating order, thread CPU time; µs per dev text (median), and each engine's "
           "ratio to today's same job (min / median of the per-round ratios)")
@@ -485,6 +497,10 @@ def main() -> int:
             ratios = [a / b for a, b in zip(values, base)]
             line += f"   ×{min(ratios):.2f} / ×{statistics.median(ratios):.2f}"
         print(line)
+    whole = statistics.median(samples["today: route_request (whole, for scale)"])
+    matching = sum(statistics.median(samples[f"today: {job}"]) for job in ("lexicon, text view", "red-flag patterns"))
+    print(f"  today's lexicon and pattern passes are {matching / whole:.0%} of route_request, the cues at most "
+          f"{statistics.median(samples['today: cues, text view']) / whole:.0%} more (they run on texts with a symptom word)")
     memory_table(args[0])
     return 0
 
