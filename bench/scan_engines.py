@@ -23,8 +23,8 @@ Engines:
 * ``hyperscan`` (Vectorscan wheels): the words as literals over UTF-32-LE bytes (a character is
   four bytes, so a match's offsets divided by four are ``str`` offsets, and a match not on a
   four-byte boundary is dropped), sorted into the automaton's order and selected by the same
-  leftmost-longest walk; the patterns as one prefiltering database (lookarounds are approximated,
-  so it reports a superset of the patterns that match anywhere; SOM_LEFTMOST is refused in
+  leftmost-longest walk; the relaxed patterns (below) as one prefiltering database, a gate as RE2's
+  is (it reports a superset of the patterns that match anywhere; SOM_LEFTMOST is refused in
   prefilter mode and by 112 of the 201 patterns in exact mode: "zero-width assertions are not
   supported").
 * ``re2`` (google-re2) ``Set``: answers which patterns match somewhere, not where. For the words it
@@ -33,14 +33,17 @@ Engines:
   open, none when it names none.
 
 Both pattern gates read the relaxed patterns: a pattern's leading look-behind matched as text,
-every other lookaround dropped (dropped alone, ``(?<=全部)吐`` became 吐 and the gate let 523 of the
-2,393 texts through; relaxed, 124, of which 115 hold a pattern's match).
+every other lookaround dropped (measured once with every lookaround dropped: ``(?<=全部)吐`` became 吐
+and the gate let 523 of the 2,393 texts through; relaxed, 124, of which 115 hold a pattern's match).
+
+Besides the engines: the words and the cues in one ``ahocorasick_rs`` automaton against today's two,
+each scanning what route_request scans (the cues only where and as often as it scans them).
 
 Every engine's hits are checked equal to today's on every text before anything is timed (the
 patterns: the mentions found with the gate equal those found without it). Then ROUNDS rounds, in
 alternating order, thread CPU time, garbage collector off: ratios to today's matching, min and
-median over rounds. RSS: the process's resident memory before and after each engine is built,
-and the peak (VmHWM) after.
+median over rounds. Memory: RSS and its peak (VmHWM) before and after each engine is built in this
+process, then what each engine's parts add in a fresh interpreter each (``PROBES``).
 """
 
 from __future__ import annotations
