@@ -4,6 +4,8 @@
     .venv/bin/python bench/profile_router.py              # stages + cProfile (router, handle, ASGI)
     .venv/bin/python bench/profile_router.py --live 10    # also: py-spy on `python -m app serve`
                                                           # under wrk for 10 s (needs py-spy, wrk)
+    .venv/bin/python bench/profile_router.py --corpus /work/peds-local/all.jsonl   # only: cProfile of
+                                                          # route_request over the dev texts
 
 1. Stages of route_request on router_bench's 100-character message, timed side by side (median
    µs of interleaved batches, and the share of one route_request), plus the protocol layer around
@@ -298,7 +300,8 @@ def instrumented(fn: Callable[[], Any], n: int) -> list[tuple[str, float, float]
 # ---------------------------------------------------------------------------------------------
 
 
-def cprofile(fn: Callable[[], Any], n: int, top: int) -> str:
+def cprofile(fn: Callable[[], Any], n: int, top: int, inclusive: bool = False) -> str:
+    """The top functions by own time (``inclusive``: by time with their callees)."""
     for _ in range(min(n, 200)):
         fn()
     profile = cProfile.Profile()
@@ -309,7 +312,7 @@ def cprofile(fn: Callable[[], Any], n: int, top: int) -> str:
     out = io.StringIO()
     stats = pstats.Stats(profile, stream=out)
     total = stats.total_tt
-    rows = sorted(stats.stats.items(), key=lambda kv: kv[1][2], reverse=True)[:top]
+    rows = sorted(stats.stats.items(), key=lambda kv: kv[1][3 if inclusive else 2], reverse=True)[:top]
     lines = [f"  total {total / n * 1e6:.1f} µs per iteration under cProfile ({n} iterations)",
              f"  {'own %':>6} {'cum %':>6} {'calls/it':>9}  function"]
     for (filename, line, func), (cc, nc, tt, ct, callers) in rows:
@@ -441,8 +444,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--connections", type=int, default=32, help="wrk concurrency for --live")
     parser.add_argument("--rate", type=int, default=250, help="py-spy samples per second")
     parser.add_argument("--out", default=None, help="directory for --live profiles (default: a temp dir, kept)")
+    parser.add_argument("--corpus", default=None, metavar="ALL_JSONL",
+                        help="only profile route_request over this corpus's dev texts (hash 0–7), one text a call")
     args = parser.parse_args(argv)
     router = Router(load_policy())
+    if args.corpus:
+        from compare_corpus import texts
+
+        corpus = texts(Path(args.corpus), "dev")
+        it = iter(range(1 << 62))
+
+        def one() -> None:
+            router.route_request(corpus[next(it) % len(corpus)], CALLER, PATIENT, REFERENCE)
+
+        print(f"cProfile: route_request over the {len(corpus)} dev texts, twice; by time with callees, then by own time")
+        print(cprofile(one, 2 * len(corpus), args.top, inclusive=True))
+        print(cprofile(one, 2 * len(corpus), args.top))
+        return 0
 
     print(f"1. Stages on the {len(MESSAGE)}-character message (median µs of {args.batches} interleaved batches; "
           "% of one route_request)")
