@@ -35,11 +35,12 @@ every piece would take the whole walk's state as arguments.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
 from .lexicon import Hit, Lexicon
-from .text import Cut
+from .text import Cut, sentence_bounds
 
 CURRENT, NEGATED, OTHER, HISTORICAL, HYPOTHETICAL = "current", "negated", "other_person", "historical", "hypothetical"
 
@@ -102,7 +103,7 @@ def contexts(
         if stated is not None:
             stated.extend([False] * len(mentions))
         return [CURRENT] * len(mentions)
-    bounds = (cut or Cut(text)).bounds  # (start, sentence end?) of each clause end
+    bounds = cut.bounds if cut is not None else sentence_bounds(text)  # (start, sentence end?) of each clause end
     # Only a past scope and an after-cue ask which clauses speak of now; most texts have neither.
     speaking = (_clauses_of_now(cues, bounds) if "past" in kinds or any(h.payload.direction == "after" for h in cues)
                 else frozenset())
@@ -149,7 +150,7 @@ _SPEAKS_OF_NOW = frozenset(("now", "now_clause", "ongoing"))
 _MOVING = frozenset(("negation", "past", "hypothetical", "habitual", "other", "self", "third", "then"))
 
 
-def _clauses_of_now(cues: list[Hit], bounds: tuple[tuple[int, bool], ...]) -> frozenset[int]:
+def _clauses_of_now(cues: list[Hit], bounds: Sequence[tuple[int, bool]]) -> frozenset[int]:
     """The clauses that hold a now cue, a part of today or an ongoing marker: a past scope from an
     earlier clause stops there (SPEC §4.7 revision 2). The walk needs it before it reaches them."""
     found: set[int] = set()

@@ -8,12 +8,13 @@ question ending (可以吃香蕉嘛). ``classify`` ranks by what these clauses n
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
 
 from .analysis import Analysis
 from .lexicon import Hit
 from .policy import Asking
 
-Cuts = tuple[int, ...]  # the offsets of a text's clause ends, in text order
+Cuts = Sequence[int]  # the offsets of a text's clause ends, in text order (``text.Cut.marks``)
 # Said after a clause's last word without changing what it asks (可以吃香蕉嘛啊, 没事吧~).
 _TRAILING = frozenset(" \t~啊呀哈啦哦噢")
 
