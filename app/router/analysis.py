@@ -17,7 +17,7 @@ from .lexicon import Hit, Hits
 from .policy import Policy, WriteTool
 from .redflags import Flag, red_flags
 from .slots import Values, analytes, child_values
-from .text import TextViews, views
+from .text import Cut, TextViews, views
 
 # An identifier-shaped token with an underscore: how a tool name appears inside text.
 _TOOL_TOKEN = re.compile(r"(?<![a-z0-9_])[a-z][a-z0-9]*_[a-z0-9_]*")
@@ -46,6 +46,7 @@ class Analysis:
     # SPEC §4.7 revision 3: the current symptom mentions about the patient that no red flag covers
     # (concept "symptom.<family>"); not confirmed, they ask their family's question.
     symptoms: list[Flag]
+    cut: Cut  # where the text view's sentences and clauses end: cut once, on first use, for every stage
 
 
 def analyze(
@@ -65,6 +66,7 @@ def analyze(
     revision 3, ``facts.fact_flags``; they read the same temperature)."""
     read_values = values or partial(child_values, policy)
     v = views(raw)
+    cut = Cut(v.text)
     hits = policy.lexicon.scan(v.text)
     squashed = policy.redline.scan(v.squashed) if v.squashed != v.text else hits
     # Most texts have no red-flag, staging, critical or write word: ``get`` spares empty lists.
@@ -74,14 +76,14 @@ def analyze(
     flags, symptoms = red_flags(policy.red_flags, v, hits, squashed, critical, caller, child)
     if facts is not None and policy.facts is not None:
         flags = flags + fact_flags(policy.facts, policy.red_flags, facts, v.text, hits, flags, caller,
-                                   lambda: child.temperature)
+                                   lambda: child.temperature, cut)
     current, soft_current = _halting(policy, flags, confirmed) if flags else ([], [])
     if symptoms and confirmed:
         # a confirmed family halts (the user said yes to its question)
         current += [f.term for f in symptoms if f.concept in confirmed and f.term not in current]
     staging = _terms(get("staging"), get_squashed("staging"))
     writes = _writes(policy, v.text, hits, squashed) if "write" in hits or "write" in squashed or "_" in v.text else []
-    return Analysis(v, hits, squashed, flags, current, soft_current, staging, writes, symptoms)
+    return Analysis(v, hits, squashed, flags, current, soft_current, staging, writes, symptoms, cut)
 
 
 def _halting(policy: Policy, flags: list[Flag], confirmed: frozenset[str]) -> tuple[list[str], list[str]]:

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from .analysis import Analysis
 from .lexicon import Hit
 from .policy import Asking, Intent, Policy
+from .questions import Cuts, clause_bounds, clause_end, ends_asking, outside, question_clauses
 
 
 @dataclass(slots=True)
@@ -86,9 +87,6 @@ class Classification:
         return None
 
 
-# Clause ends as the text view has them (NFKC turned ，？！； into ASCII): §4.7's sentence ends
-# (。！？；!?; a newline, an ASCII . not between digits) and the clause cut ，/,.
-_CUT = re.compile("[,。!?;\n.](?<![0-9]\\.(?=[0-9]))")  # an ASCII . between digits (5.2) cuts nothing
 _FIRST = _START = itemgetter(0)  # of a (start, …) tuple or a Hit
 # A character before a medicine suffix that makes it a portion or no word at all (两片, 几粒).
 _NOT_BEFORE_SUFFIX = frozenset("零〇一二两三四五六七八九十百千万半几多每整")
@@ -100,8 +98,6 @@ _VALUE = re.compile("(?<![0-9.])[0-9]++(?:\\.[0-9]+)?+(?!多?(?:岁|个多?月|�
 _SAID_OF_A_VALUE = tuple("高低升降增减")
 # After a food, these make it a container: what is put in it is what is asked (米糊里拌上药粉).
 _VEHICLE = ("里", "中", "内")
-# Said after a clause's last word without changing what it asks (可以吃香蕉嘛啊, 没事吧~).
-_TRAILING = frozenset(" \t~啊呀哈啦哦噢")
 # Words that end a clause asking about what it names (奶粉还喂吗, 羊奶还是牛奶呢, 奶粉冲多少).
 _ASKING_ENDS = ("吗", "呢", "多少")
 # After a consume verb, words that name nothing: a verb followed only by these up to its clause's
@@ -121,7 +117,7 @@ def classify(policy: Policy, analysis: Analysis) -> Classification:
     hits = analysis.hits.get("intent") or (v.squashed != v.text and policy.intent_lexicon.scan(v.squashed).get("intent")) or []
     forms = analysis.hits.get("form")
     if forms and hits:
-        hits = _outside(hits, forms)
+        hits = outside(hits, forms)
     medicines = _medicines(analysis) if "medicine" in analysis.hits else []
     asking = policy.asking
     if not hits and not medicines:
@@ -144,7 +140,7 @@ def classify(policy: Policy, analysis: Analysis) -> Classification:
         terms = tuple(dict.fromkeys(h.term for h in hits))
         only = Scored(policy.intent_by_name[first], sum(map(len, terms)), terms)
         return Classification(only, (only,), emergency=False)
-    cuts, questions = _clauses(analysis, asking)
+    cuts, questions = question_clauses(analysis, asking)
     # intent → {keyword: said in a question clause}, keywords in text order
     keywords: dict[str, dict[str, bool]] = {}
     decided: set[str] = set()  # intents a question clause's consume verb asks about (能喝豆浆吗)
@@ -212,7 +208,7 @@ def classify(policy: Policy, analysis: Analysis) -> Classification:
 
 
 def _medicine_verbs(
-    analysis: Analysis, verbs: list[Hit], medicines: list[Hit], cuts: list[int], questions: list[bool],
+    analysis: Analysis, verbs: list[Hit], medicines: list[Hit], cuts: Cuts, questions: list[bool],
     decided: set[str], asking: Asking,
 ) -> dict[int, str]:
     """What each consume verb asks about: the nearest food or medicine after it in its clause
@@ -229,7 +225,7 @@ def _medicine_verbs(
         clause = bisect_right(cuts, verb.start)
         things = in_clause.get(clause)
         if things is None:
-            lo, hi = _bounds(cuts, clause, len(analysis.views.text))
+            lo, hi = clause_bounds(cuts, clause, len(analysis.views.text))
             things = [(f.start, True) for f in foods[bisect_left(foods, lo, key=_START) : bisect_left(foods, hi, key=_START)]]
             if medicines:
                 things += [(m.start, False) for m in medicines[bisect_left(medicines, lo, key=_START) : bisect_left(medicines, hi, key=_START)]]
@@ -247,7 +243,7 @@ def _medicine_verbs(
     return redirected
 
 
-def _serious_questions(text: str, hits: list[Hit], cuts: list[int], questions: list[bool], decided: set[str], asking: Asking) -> None:
+def _serious_questions(text: str, hits: list[Hit], cuts: Cuts, questions: list[bool], decided: set[str], asking: Asking) -> None:
     """A question clause that ends asking how serious (疹子没事吧, 这样严重吗) decides the intent
     of that question (issue 21): its symptom nouns say what it is about, its last words what it
     asks. The word must end the clause, but for trailing particles: 这算是严重的肺炎吗 asks about
@@ -260,14 +256,14 @@ def _serious_questions(text: str, hits: list[Hit], cuts: list[int], questions: l
         clause = bisect_right(cuts, hit.start)
         if not questions[clause]:
             continue
-        lo, hi = _bounds(cuts, clause, len(text))
-        if hit.end == _clause_end(text, lo, hi) and (asking.general is None or not asking.general.search(text, lo, hi)):
+        lo, hi = clause_bounds(cuts, clause, len(text))
+        if hit.end == clause_end(text, lo, hi) and (asking.general is None or not asking.general.search(text, lo, hi)):
             decided.add(asking.serious_intent)
             return
 
 
 def _effect_questions(
-    hits: list[Hit], foods: list[Hit], medicines: list[Hit], cuts: list[int], questions: list[bool],
+    hits: list[Hit], foods: list[Hit], medicines: list[Hit], cuts: Cuts, questions: list[bool],
     keywords: dict[str, dict[str, bool]], decided: set[str], asking: Asking,
 ) -> None:
     """A question clause that asks what a thing did to the child (吃了虾有没有影响, 再吃一个疗程的
@@ -281,7 +277,7 @@ def _effect_questions(
         clause = bisect_right(cuts, hit.start)
         if not questions[clause]:
             continue
-        lo = _bounds(cuts, clause - 1 if clause else 0, hit.start)[0]
+        lo = clause_bounds(cuts, clause - 1 if clause else 0, hit.start)[0]
         food = _last_before(foods, lo, hit.start)
         medicine = _last_before(medicines, lo, hit.start)
         if medicine is not None and (food is None or medicine.start > food.start):
@@ -298,7 +294,7 @@ def _last_before(found: list[Hit], lo: int, hi: int) -> Hit | None:
 
 
 def _feeding_questions(
-    text: str, foods: list[Hit], medicines: list[Hit], cuts: list[int], questions: list[bool], feeding: re.Pattern[str],
+    text: str, foods: list[Hit], medicines: list[Hit], cuts: Cuts, questions: list[bool], feeding: re.Pattern[str],
     keywords: dict[str, dict[str, bool]], decided: set[str], food_intent: str,
 ) -> None:
     """A question clause that names a food and asks whether to feed it with the verb apart from its
@@ -314,7 +310,7 @@ def _feeding_questions(
             continue
         found = searched.get(clause)
         if found is None:
-            lo, hi = _bounds(cuts, clause, len(text))
+            lo, hi = clause_bounds(cuts, clause, len(text))
             found = searched[clause] = feeding.search(text, lo, hi) is not None
         if found:
             decided.add(food_intent)
@@ -322,7 +318,7 @@ def _feeding_questions(
 
 
 def _asked_foods(
-    text: str, foods: list[Hit], cuts: list[int], keywords: dict[str, dict[str, bool]], weak: frozenset[str], asking: Asking,
+    text: str, foods: list[Hit], cuts: Cuts, keywords: dict[str, dict[str, bool]], weak: frozenset[str], asking: Asking,
 ) -> frozenset[str]:
     """A food or drink named in a clause that ends asking — in ?, in 吗 / 呢 / 多少 or a colloquial
     ending (嘛, 么, 是吧) — is a weak keyword of the food intent (SPEC §4.2 revision 2: whether or how
@@ -339,11 +335,11 @@ def _asked_foods(
         clause = bisect_right(cuts, food.start)
         found = ends.get(clause)
         if found is None:
-            lo, hi = _bounds(cuts, clause, len(text))
+            lo, hi = clause_bounds(cuts, clause, len(text))
             found = ends[clause] = (
                 text.startswith("?", hi)
-                or text.endswith(_ASKING_ENDS, lo, _clause_end(text, lo, hi))
-                or _ends_asking(text, lo, hi, asking)
+                or text.endswith(_ASKING_ENDS, lo, clause_end(text, lo, hi))
+                or ends_asking(text, lo, hi, asking)
             )
         if found:
             asked.append(food.term)
@@ -364,7 +360,7 @@ def _asked_food(policy: Policy, analysis: Analysis) -> Classification:
     is ``unknown``."""
     foods = _foods(analysis)
     if foods:
-        cuts, questions = _clauses(analysis, policy.asking)
+        cuts, questions = question_clauses(analysis, policy.asking)
         asked = tuple(dict.fromkeys(f.term for f in foods if questions[bisect_right(cuts, f.start)]))
         if asked:
             scored = Scored(policy.intent_by_name[policy.asking.food_intent], sum(map(len, asked)), asked)
@@ -372,7 +368,7 @@ def _asked_food(policy: Policy, analysis: Analysis) -> Classification:
     return Classification(None, (), emergency=False)
 
 
-def _has_reading(analysis: Analysis, hits: list[Hit], cuts: list[int], asking: Asking) -> bool:
+def _has_reading(analysis: Analysis, hits: list[Hit], cuts: Cuts, asking: Asking) -> bool:
     """A result to read (SPEC §4.2 revision 2): a reading word (偏高, 化验单, 帮我看), a direction
     right after one of the intent's keywords (肌酐高), or a number in a clause that holds one (血钾5.2; not an age: 6岁).
     A reading word that asks (多少) reads nothing in a clause with a reference word: 儿童血钾正常值是多少
@@ -390,7 +386,7 @@ def _has_reading(analysis: Analysis, hits: list[Hit], cuts: list[int], asking: A
             clause = bisect_right(cuts, word.start())
             norm = norms.get(clause)
             if norm is None:
-                lo, hi = _bounds(cuts, clause, len(text))
+                lo, hi = clause_bounds(cuts, clause, len(text))
                 norm = norms[clause] = asking.reference.search(text, lo, hi) is not None
             if not norm:
                 return True
@@ -404,13 +400,13 @@ def _has_reading(analysis: Analysis, hits: list[Hit], cuts: list[int], asking: A
         if clause in searched:
             continue
         searched.add(clause)
-        lo, hi = _bounds(cuts, clause, len(text))
+        lo, hi = clause_bounds(cuts, clause, len(text))
         if _VALUE.search(text, lo, hi):
             return True
     return False
 
 
-def _no_object(text: str, verb: str, start: int, cuts: list[int]) -> bool:
+def _no_object(text: str, verb: str, start: int, cuts: Cuts) -> bool:
     """Whether the consume verb ``verb`` at ``start`` is followed by nothing but particles to its clause's
     end (下午还能吃么): it names no food or drink. A verb of amount (喝多少, 可以多吃) asks about a
     quantity of something named before it (榴莲可以多吃吗): never without an object."""
@@ -421,73 +417,6 @@ def _no_object(text: str, verb: str, start: int, cuts: list[int]) -> bool:
     hi = cuts[clause] if clause < len(cuts) else len(text)
     run = _NO_OBJECT.match(text, end, hi)
     return run is not None and run.end() == hi
-
-
-def _bounds(cuts: list[int], clause: int, length: int) -> tuple[int, int]:
-    """Where clause number ``clause`` starts and ends, ``cuts`` being the clause breaks' offsets."""
-    return (cuts[clause - 1] + 1 if clause else 0), (cuts[clause] if clause < len(cuts) else length)
-
-
-def _outside(hits: list[Hit], forms: list[Hit]) -> list[Hit]:
-    """The keyword hits outside every form heading (远程诊断 names no diagnosis). Both lists are in
-    text order with increasing starts and ends: one merge."""
-    kept, index = [], 0
-    for hit in hits:
-        while index < len(forms) and forms[index].end <= hit.start:
-            index += 1
-        if index < len(forms) and forms[index].start <= hit.start and hit.end <= forms[index].end:
-            continue
-        kept.append(hit)
-    return kept
-
-
-def _clauses(analysis: Analysis, asking: Asking) -> tuple[list[int], list[bool]]:
-    """The clause ends (positions of the cutting marks) and, per clause, whether it is a question.
-    Clause ``i`` runs from after ``cuts[i-1]`` to ``cuts[i]``; ``bisect_right(cuts, p)`` is the
-    clause of position ``p``. One regex pass over the text; the few question marks are looked at
-    one by one; each clause's end is looked at once, back over its trailing particles and at most
-    the longest question ending."""
-    text = analysis.views.text
-    cuts = [mark.start() for mark in _CUT.finditer(text)]
-    questions = [False] * (len(cuts) + 1)
-    if asking.endings:
-        lo = 0
-        for clause, hi in enumerate([*cuts, len(text)]):
-            questions[clause] = _ends_asking(text, lo, hi, asking)
-            lo = hi + 1
-    mark = text.find("?")
-    while mark != -1:  # a clause that ends in ? (the mark is the clause's own end)
-        questions[bisect_left(cuts, mark)] = True
-        mark = text.find("?", mark + 1)
-    forms = analysis.hits.get("form")
-    for word in analysis.hits.get("question") or ():
-        if word.payload == "not":
-            continue  # 这几天, 没什么: a question word used as an indefinite asks nothing
-        if forms and _outside([word], forms) == []:
-            continue  # 想得到怎样的帮助: the form asks, not the writer
-        questions[bisect_right(cuts, word.start)] = True
-    return cuts, questions
-
-
-def _clause_end(text: str, lo: int, hi: int) -> int:
-    """The end of the clause ``text[lo:hi]`` before its trailing particles."""
-    while hi > lo and text[hi - 1] in _TRAILING:
-        hi -= 1
-    return hi
-
-
-def _ends_asking(text: str, lo: int, hi: int, asking: Asking) -> bool:
-    """A clause that ends in a colloquial question ending after a predicate (可以吃香蕉嘛, 能喝酸奶不,
-    现在可以加蛋黄了是吧): the longest policy ending decides, so 什么, 那么 or 好吧 ask nothing. The
-    ending must follow something: a bare 不 or 是吧 is an answer."""
-    end = _clause_end(text, lo, hi)
-    if end == lo or text[end - 1] not in asking.ending_last:
-        return False
-    for size in range(min(asking.ending_max, end - lo), 0, -1):
-        asks = asking.endings.get(text[end - size : end])
-        if asks is not None:
-            return asks and size < end - lo
-    return False
 
 
 def _foods(analysis: Analysis) -> list[Hit] | None:

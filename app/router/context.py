@@ -26,23 +26,23 @@ pseudo         nothing: a longer word that hides a cue (不停 is not 不)
 A mention's context is the first that applies: negated → other_person → historical →
 hypothetical (a hypothetical cue and no now cue in its clause, or a habitual cue and no now cue in
 its sentence) → current, the fail-safe default.
+
+The module runs past 400 lines because the table above is one walk: each cue kind sets state the
+others read (a contrast ends a time scope, a subject word ends the writer's turn); split by kind,
+every piece would take the whole walk's state as arguments.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
 from .lexicon import Hit, Lexicon
+from .text import Cut, sentence_bounds
 
 CURRENT, NEGATED, OTHER, HISTORICAL, HYPOTHETICAL = "current", "negated", "other_person", "historical", "hypothetical"
-
-# A sentence ends at 。！？；!?; (NFKC has made the full-width ones ASCII), a newline, or an ASCII
-# "." that is not a decimal point; a clause also ends at a comma, the one mark whose group 1 takes
-# part in the match. Every alternative opens with a literal, so sre skips in C to the next mark (a
-# class or a look-behind first made it try every alternative at every position: half the time).
-_BOUNDARY = re.compile(r"。|!|\?|;|\n|,()|\.(?:(?<![0-9]\.)|(?![0-9]))")
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,14 +82,15 @@ class Mention(NamedTuple):
 
 def contexts(
     rules: ContextRules, text: str, mentions: list[Mention], caller: str | None, stated: list[bool] | None = None,
-    scanned: list[Hit] | None = None,
+    scanned: list[Hit] | None = None, cut: Cut | None = None,
 ) -> list[str]:
     """The context of each mention (sorted, non-overlapping), for ``caller`` (None: no caller, as in
     classify_intent, where 我 is never the patient). ``stated``, when given, is filled with whether
     each mention is told as an event (a manner cue or 了, a recurrence, a habitual cue, a now cue or a
     part of today in its clause): the symptom check reads it (SPEC §4.7 revision 3: a symptom told
     as an event under a question's cue, or one that keeps coming back, is the child's now).
-    ``scanned``: the cue lexicon's hits on ``text`` when the caller has them (two walks, one scan)."""
+    ``scanned``: the cue lexicon's hits on ``text`` when the caller has them (two walks, one scan);
+    ``cut``: ``text``'s sentences and clauses when the caller has them (the analysis carries them)."""
     cues, mentions = _cues(rules, text, mentions, scanned)
     # The cue kinds present, read once (a walk is asked of most texts with a symptom word).
     kinds = {h.payload.kind for h in cues}
@@ -102,8 +103,7 @@ def contexts(
         if stated is not None:
             stated.extend([False] * len(mentions))
         return [CURRENT] * len(mentions)
-    # (start, sentence end?) of each boundary: group 1 takes part only in a comma's match
-    bounds = [(m.start(), m.lastindex is None) for m in _BOUNDARY.finditer(text)]
+    bounds = cut.bounds if cut is not None else sentence_bounds(text)  # (start, sentence end?) of each clause end
     # Only a past scope and an after-cue ask which clauses speak of now; most texts have neither.
     speaking = (_clauses_of_now(cues, bounds) if "past" in kinds or any(h.payload.direction == "after" for h in cues)
                 else frozenset())
@@ -150,7 +150,7 @@ _SPEAKS_OF_NOW = frozenset(("now", "now_clause", "ongoing"))
 _MOVING = frozenset(("negation", "past", "hypothetical", "habitual", "other", "self", "third", "then"))
 
 
-def _clauses_of_now(cues: list[Hit], bounds: list[tuple[int, bool]]) -> frozenset[int]:
+def _clauses_of_now(cues: list[Hit], bounds: Sequence[tuple[int, bool]]) -> frozenset[int]:
     """The clauses that hold a now cue, a part of today or an ongoing marker: a past scope from an
     earlier clause stops there (SPEC §4.7 revision 2). The walk needs it before it reaches them."""
     found: set[int] = set()
@@ -399,7 +399,7 @@ def _cues(
             continue  # patterns.required_char: one C look spares most texts the scan
         found = [Hit(m.start(), m.end(), pattern.pattern, cue) for m in pattern.finditer(text)]
         if found:
-            hits = sorted(hits + found, key=_leftmost_longest)  # a handful of hits: both lists are short
+            hits = sorted(hits + found, key=leftmost_longest)  # a handful of hits: both lists are short
     kept: list[Hit] = []
     given = mentions
     n = len(mentions)
@@ -456,5 +456,6 @@ def _in_gap(rules: ContextRules, text: str, m: Mention, hit: Hit) -> bool:
 _SUBJECTS = frozenset(("patient", "other", "self", "third"))
 
 
-def _leftmost_longest(hit: Hit) -> tuple[int, int]:
+def leftmost_longest(hit: Hit) -> tuple[int, int]:
+    """The sort key that puts, of hits starting together, the longest first."""
     return hit.start, -hit.end

@@ -34,10 +34,11 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .context import CURRENT, Mention, contexts
+from .context import CURRENT, Mention, contexts, leftmost_longest
 from .lexicon import Hit, Hits
 from .policy.facts import ANY_GROUP, GROUP, KINDS, FactRules
 from .redflags import Flag
+from .text import Cut
 
 if TYPE_CHECKING:
     from .policy.red_flags import RedFlagRules
@@ -149,7 +150,6 @@ def as_facts(value: PatientFacts | Mapping[str, Any] | None) -> PatientFacts | N
 _READING_NUMBER = re.compile("3[5-9](?<![0-9]..)(?![0-9])|4[0-3](?<![0-9]..)(?![0-9])|三十|四十")
 _OPENS_WITH_NUMBER = re.compile("\\s*(?:现在|目前|刚才|刚刚|刚|这会儿?)?(?:是|有|也是|又|还是|量的|测的)?\\s*(?:[0-9]|[三四]十)")
 REPLY_LENGTH = 40  # slots.temperatures.REPLY_LENGTH (a test keeps them equal; importing it here would be circular)
-_SENTENCE = re.compile("[。!?;\n\r\u2028\u2029\u0085]")
 _AGE, _THERAPY, _NEPHROTIC = FACT_KEYS
 _READING = "temperature"  # the kind of a temperature word (the slots' lexicon group) beside a reading
 
@@ -203,11 +203,14 @@ def fact_flags(
     text_flags: list[Flag],
     caller: str | None,
     temperature: Callable[[], float | None],
+    cut: Cut | None = None,
 ) -> list[Flag]:
     """The red flags the facts add to the text's own (``text_flags``), in the order of the rules
     above. ``temperature``: the child's current temperature as the slot readers read it, asked only
-    when a fever matters and the text may hold a reading. A flag the text made already (the same
-    concept in the same context) is not repeated."""
+    when a fever matters and the text may hold a reading; ``cut``: the text's sentences, when the
+    caller has them (the analysis carries them). A flag the text made already (the same concept in
+    the same context) is not repeated."""
+    cut = cut if cut is not None else Cut(text)
     words = hits.get(ANY_GROUP)
     present: frozenset[str] = frozenset()
     if words:
@@ -226,7 +229,7 @@ def fact_flags(
         celsius = temperature()
         if celsius is None or celsius < rules.fever_celsius:
             return []
-        return _flags(rules, red_rules, facts, text, hits, text_flags, caller, temperature, plan, True)
+        return _flags(rules, red_rules, facts, cut, hits, text_flags, caller, temperature, plan, True)
     fever_counts = plan.fever_read and (plan.fever_alone or (plan.therapy == "hd" and "session" in present)
                                         or (plan.nephrotic and "belly_pain" in present))
     fever = "fever" in present
@@ -237,7 +240,7 @@ def fact_flags(
             celsius = temperature()
             if celsius is not None:
                 if celsius >= rules.fever_celsius:
-                    return _flags(rules, red_rules, facts, text, hits, text_flags, caller, temperature, plan, True)
+                    return _flags(rules, red_rules, facts, cut, hits, text_flags, caller, temperature, plan, True)
                 fever = False  # a reading below the threshold decides, whatever the words say
     # No fever reading: only words can make a flag (the rules of ``_flags``).
     if not (plan.standing & present or (fever_counts and fever)
@@ -245,13 +248,13 @@ def fact_flags(
             or (plan.nephrotic and (("belly_pain" in present and fever)
                                     or ("cold_extremities" in present and "dizziness" in present)))):
         return []
-    return _flags(rules, red_rules, facts, text, hits, text_flags, caller, temperature, plan, may_read)
+    return _flags(rules, red_rules, facts, cut, hits, text_flags, caller, temperature, plan, may_read)
 
 def _flags(
     rules: FactRules,
     red_rules: RedFlagRules,
     facts: PatientFacts,
-    text: str,
+    cut: Cut,
     hits: Hits,
     text_flags: list[Flag],
     caller: str | None,
@@ -261,6 +264,7 @@ def _flags(
 ) -> list[Flag]:
     """``fact_flags`` for a text where the facts may make a flag: every group read exactly.
     ``may_read``: ``_may_read`` when known."""
+    text = cut.text
     groups = plan.groups
     if not groups:
         return []
@@ -278,9 +282,7 @@ def _flags(
         if not may_read:
             return []
     present = {h.payload for h in found}
-    therapy = plan.therapy
-    infant = plan.infant
-    nephrotic_facts = plan.nephrotic
+    therapy, infant, nephrotic_facts = plan.therapy, plan.infant, plan.nephrotic
     # A fever counts alone (an infant, a transplant, PD), or beside a session (HD) or belly pain
     # (nephrotic syndrome): only then is the temperature read, and only where the slot readers may
     # find one (``_may_read``).
@@ -317,7 +319,7 @@ def _flags(
         # it is denied, the text's temperature words say (同事的孩子烧到38.6 asks): the reading is
         # current when one of them is, or when the text has none (a reply, 38.5).
         found += [Hit(h.start, h.end, h.term, _READING) for h in hits.get("temperature") or []]
-    found.sort(key=_leftmost_longest)
+    found.sort(key=leftmost_longest)
     # Words of two kinds may overlap (右下腹痛, 腹痛): the leftmost-longest one is read in context and
     # every word it overlaps shares its context.
     leaders: list[Mention] = []
@@ -326,7 +328,7 @@ def _flags(
         if not leaders or h.start >= leaders[-1].end:
             leaders.append(Mention(h.start, h.end, h.term, h.payload))
         led.append(len(leaders) - 1)
-    context = _contexts(red_rules, text, hits, leaders, caller) if leaders else []
+    context = _contexts(red_rules, cut, hits, leaders, caller) if leaders else []
     by_kind: dict[str, list[tuple[Mention, str]]] = {}
     for h, i in zip(found, led):
         by_kind.setdefault(h.payload, []).append((Mention(h.start, h.end, h.term, h.payload), context[i]))
@@ -348,7 +350,7 @@ def _flags(
         made += [Flag(concept["pd"], m.term, c, _THERAPY) for m, c in by_kind.get("belly_pain", [])]
     elif therapy == "hd" and "session" in by_kind:
         sessions = by_kind["session"]
-        around = [(m, c) for m, c in fever + by_kind.get("chills", []) if _same_sentence(text, m, [s for s, _ in sessions])]
+        around = [(m, c) for m, c in fever + by_kind.get("chills", []) if _same_sentence(cut, m, [s for s, _ in sessions])]
         made += [Flag(concept["hd"], term, c, _THERAPY) for term, c in reading_flag]
         made += [Flag(concept["hd"], m.term, c, _THERAPY) for m, c in around]
     if facts.nephrotic:
@@ -378,24 +380,20 @@ def _with(mentions: list[tuple[Mention, str]], partners: list[tuple[str, str]]) 
     return [(m, c if c != CURRENT else partner) for m, c in mentions]
 
 
-def _same_sentence(text: str, m: Mention, sessions: list[Mention]) -> bool:
+def _same_sentence(cut: Cut, m: Mention, sessions: list[Mention]) -> bool:
     for s in sessions:
         low, high = (s.end, m.start) if s.end <= m.start else (m.end, s.start)
-        if _SENTENCE.search(text, low, high) is None:
+        if not cut.sentence_ends_within(low, high, points=False):
             return True
     return False
 
 
-def _leftmost_longest(hit: Hit) -> tuple[int, int]:
-    return hit.start, -hit.end
-
-
-def _contexts(red_rules: RedFlagRules, text: str, hits: Hits, mentions: list[Mention], caller: str | None) -> list[str]:
+def _contexts(red_rules: RedFlagRules, cut: Cut, hits: Hits, mentions: list[Mention], caller: str | None) -> list[str]:
     """§4.7 contexts of the fact words, read beside the text's own red-flag terms (a negation carried
     along 没有抽搐和发烧 reaches the fever; 没有抽搐，发烧 does not)."""
     p0 = hits.get("p0")
     if not p0:
-        return contexts(red_rules.context, text, mentions, caller)
+        return contexts(red_rules.context, cut.text, mentions, caller, cut=cut)
     theirs = [Mention(h.start, h.end, h.term, "") for h in p0 if h.payload is not None
               and not any(h.start < m.end and m.start < h.end for m in mentions)]
     merged = sorted(mentions + theirs)
@@ -404,5 +402,5 @@ def _contexts(red_rules: RedFlagRules, text: str, hits: Hits, mentions: list[Men
         if kept and m.start < kept[-1].end:
             continue
         kept.append(m)
-    found = dict(zip(kept, contexts(red_rules.context, text, kept, caller)))
+    found = dict(zip(kept, contexts(red_rules.context, cut.text, kept, caller, cut=cut)))
     return [found.get(m, CURRENT) for m in mentions]

@@ -15,9 +15,8 @@ from re import _constants as sre  # type: ignore[attr-defined]
 from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import Any
 
-# The marks a pattern's gap may never admit: clause and sentence punctuation (full-width and the
-# ASCII forms NFKC gives them) and line breaks.
-CLAUSE_MARKS = "，。！？；,!?;\n"
+# The marks a pattern's gap may never admit: a policy pattern is written by hand, so either width.
+from .text import CLAUSE_ENDS_EITHER_WIDTH as CLAUSE_MARKS
 # The widest repeat a pattern may use: SPEC's own examples need 8 (烧…不退).
 MAX_GAP = 12
 

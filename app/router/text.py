@@ -11,6 +11,10 @@ Views, each derived from the previous one:
                the sentence punctuation that separates clauses. Red-line matching (P0, staging,
                write aliases) also runs here so ``无 尿`` and ``抽-搐`` still hit, while
                ``吃得不少，尿量正常`` keeps its comma and is not 少尿.
+
+Where a sentence and a clause end is defined here and nowhere else (tests/router/test_cutter.py
+fails on a second definition), and a text is cut once (``Cut``): every stage that reads sentences
+or clauses — the red-flag context walk, the question clauses, the patient facts — reads that cut.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ from __future__ import annotations
 import re
 import sys
 import unicodedata
+from bisect import bisect_left
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Callable
 
@@ -25,16 +31,23 @@ import opencc
 
 from .opencc_keys import WITNESSES_ASTRAL, WITNESSES_BMP
 
-# Clause punctuation survives squashing; NFKC has already turned the full-width forms
-# ，！？； into their ASCII twins, and 。 has no compatibility mapping.
-CLAUSE_PUNCTUATION = frozenset("，。！？；,!?;")
-
 # Where a sentence and a clause end, as the text view has them (NFKC has turned ，？！； into
 # ASCII): a sentence at 。!?; or a line break, a clause also at a comma; 、 separates list items.
 # Defined here once: every pattern that must stop at a clause builds its class from these names.
 SENTENCE_ENDS = "。!?;\n"
-CLAUSE_ENDS = "," + SENTENCE_ENDS
+COMMA = ","
+CLAUSE_ENDS = COMMA + SENTENCE_ENDS
 LIST_MARK = "、"
+# An ASCII "." ends a sentence too, but for a decimal point: one between two digits (体温38.5).
+# Only ``Cut`` reads it: a point inside a number is no mark a character class can tell apart.
+PERIOD = "."
+# The full-width twins NFKC turns into the ASCII clause ends (。 has no compatibility mapping). A
+# policy pattern is written by hand and never normalized, so its checks look for either width.
+FULL_WIDTH_ENDS = "，！？；"
+CLAUSE_ENDS_EITHER_WIDTH = CLAUSE_ENDS + FULL_WIDTH_ENDS
+# Clause punctuation survives squashing; a line break is whitespace, squashed like any other
+# (抽\n搐 is still 抽搐).
+CLAUSE_PUNCTUATION = frozenset(CLAUSE_ENDS_EITHER_WIDTH) - {"\n"}
 
 # Default-ignorable code points that are not format characters (Cf): variation selectors, the
 # combining grapheme joiner, Hangul fillers, Khmer inherent vowels, Mongolian free variation
@@ -105,11 +118,11 @@ _FILLER_ANY = _runs(_FILLER_BMP_BODY + _FILLER_ASTRAL_BODY)
 _ANY_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 _ASCII_UPPER = _runs("A-Z")
 # Full-width ASCII forms and the ideographic space are nearly all that Chinese text needs from
-# NFKC, whose compatibility decomposition costs ~6.5 µs per 100 characters. The clause marks are
-# replaced by C-level str.replace (0.2 µs for all of them), any other full-width form by one regex
+# NFKC, whose compatibility decomposition costs ~6.5 µs per 100 characters. The commonest (clause
+# marks, colon, brackets) are replaced by C-level str.replace (0.2 µs for all of them), any other by one regex
 # pass; each by its own NFKC form, so the text then usually passes the quick check, and anything
 # else still goes through the full normalization: the result is NFKC either way.
-_CLAUSE_MARKS = (("，", ","), ("？", "?"), ("！", "!"), ("：", ":"), ("；", ";"), ("（", "("), ("）", ")"))
+_COMMON_FULL_WIDTH = (("，", ","), ("？", "?"), ("！", "!"), ("：", ":"), ("；", ";"), ("（", "("), ("）", ")"))
 _FULL_WIDTH_MAP = {chr(cp): chr(cp - 0xFEE0) for cp in range(0xFF01, 0xFF5F)} | {"\u3000": " "}
 _FULL_WIDTH = re.compile("[\uff01-\uff5e\u3000]")
 _T2S = opencc.OpenCC("t2s")
@@ -165,7 +178,7 @@ def views(raw: str) -> TextViews:
     if _LINE_BREAKS.search(value):
         value = _LINE_BREAKS.sub("\n", value)
     if not unicodedata.is_normalized("NFKC", value):
-        for full, half in _CLAUSE_MARKS:
+        for full, half in _COMMON_FULL_WIDTH:
             value = value.replace(full, half)
         if not unicodedata.is_normalized("NFKC", value):
             value = _FULL_WIDTH.sub(_half_width, value)
@@ -210,3 +223,68 @@ def kept_offsets(value: str) -> list[int]:
         start = run.end()
     kept.extend(range(start, len(value)))
     return kept
+
+
+# Two forms of the one cut, each the cheapest for what is asked first (both built from the names
+# above; tests/router/test_cutter.py holds them to the names). The bounds: every alternative opens
+# with a literal, so sre skips in C to the next mark (a class or a look-behind first made it try
+# every alternative at every position: half the time), and group 1 takes part only in a comma's
+# match, the one mark that ends a clause and not its sentence. The marks alone: one class first,
+# which sre also skips to, with no group to read (a sixth fewer instructions than the bounds).
+_BOUNDS = re.compile(
+    "|".join(map(re.escape, SENTENCE_ENDS))
+    + f"|{re.escape(COMMA)}()|{re.escape(PERIOD)}(?:(?<![0-9]\\.)|(?![0-9]))"
+)
+_MARKS = re.compile(f"[{re.escape(CLAUSE_ENDS + PERIOD)}](?<![0-9]\\.(?=[0-9]))")
+
+
+def sentence_bounds(text: str) -> list[tuple[int, bool]]:
+    """``Cut(text).bounds``, for a caller that has no cut to share."""
+    return [(m.start(), m.lastindex is None) for m in _BOUNDS.finditer(text)]
+
+
+class Cut:
+    """Where the sentences and clauses of one text view end (SPEC §4.7): cut on first use, once,
+    and read by every stage that asks (the analysis carries it). Clause ``i`` runs from after
+    ``marks[i-1]`` to ``marks[i]``; ``bisect_right(marks, p)`` is the clause of offset ``p``. The
+    lists are shared: read them, never change them (their type says so to mypy)."""
+
+    __slots__ = ("text", "_bounds", "_marks")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._bounds: list[tuple[int, bool]] | None = None
+        self._marks: list[int] | None = None
+
+    @property
+    def bounds(self) -> Sequence[tuple[int, bool]]:
+        """(offset, whether it ends a sentence) of every clause end, in text order."""
+        bounds = self._bounds
+        if bounds is None:
+            marks, text = self._marks, self.text
+            bounds = self._bounds = sentence_bounds(text) if marks is None else [(p, text[p] != COMMA) for p in marks]
+        return bounds
+
+    @property
+    def marks(self) -> Sequence[int]:
+        """The offset of every clause end, in text order."""
+        marks = self._marks
+        if marks is None:
+            bounds = self._bounds
+            marks = self._marks = [m.start() for m in _MARKS.finditer(self.text)] if bounds is None else [p for p, _ in bounds]
+        return marks
+
+    def sentence_ends_within(self, lo: int, hi: int, points: bool = True) -> bool:
+        """Whether a sentence ends in ``text[lo:hi]``. ``points`` False: an ASCII point ends none
+        there. The patient facts' session rule reads so (a fever or chills in a sentence that names
+        a dialysis session): its flag only ever adds a halt, and it has never read a point as an
+        end, so 透析完.晚上开始发烧 of a child on haemodialysis halts; read as an end, the point would
+        lower that decision."""
+        bounds, text = self.bounds, self.text
+        index = bisect_left(self.marks, lo)
+        while index < len(bounds) and bounds[index][0] < hi:
+            start, ends = bounds[index]
+            if ends and (points or text[start] != PERIOD):
+                return True
+            index += 1
+        return False

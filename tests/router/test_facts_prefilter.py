@@ -14,7 +14,7 @@ import pytest
 
 from app.router.facts import KIDNEY_THERAPIES, PatientFacts, _flags, _plan, _READING_NUMBER, fact_flags
 from app.router.slots import child_values
-from app.router.text import views
+from app.router.text import Cut, views
 
 PARENT = "parent_assistant"
 
@@ -51,7 +51,7 @@ def test_the_early_returns_never_drop_a_flag(router):
         child = child_values(policy, v, hits)
         for facts in FACTS:
             fast = fact_flags(policy.facts, policy.red_flags, facts, v.text, hits, [], PARENT, lambda: child.temperature)
-            full = _flags(policy.facts, policy.red_flags, facts, v.text, hits, [], PARENT, lambda: child.temperature,
+            full = _flags(policy.facts, policy.red_flags, facts, Cut(v.text), hits, [], PARENT, lambda: child.temperature,
                           _plan(facts, policy.facts), None)
             assert fast == full, (param.id, facts)
             made[bool(full)] += 1

@@ -13,7 +13,6 @@ from re import _parser as sre_parse  # type: ignore[attr-defined]
 
 import pytest
 
-from app.router.context import _BOUNDARY
 from app.router.patterns import heads, required_char
 from app.router.policy import load_policy
 from app.router.slots import temperature_context
@@ -169,20 +168,3 @@ def test_days_are_finditer_from_the_openings(text: str) -> None:
     expected = [(m.start(), int(m.group("d") or m.group("d2"))) for m in temperature_context._DAY.finditer(text)]
     assert temperature_context._days(text) == expected
 
-
-BOUNDARY_CASES = [
-    ("sentence marks and a newline", "好。好!好?好;好\n", [(1, True), (3, True), (5, True), (7, True), (9, True)]),
-    ("a comma ends a clause only", "发烧,咳嗽", [(2, False)]),
-    ("a decimal point ends nothing", "体温38.5度", []),
-    ("a point after a digit, before a letter", "吃了3.好", [(3, True)]),
-    ("a point before a digit, after a letter", "好.5", [(1, True)]),
-    ("a point at the text's ends", ".好.", [(0, True), (2, True)]),
-    ("points in a row", "3..5", [(1, True), (2, True)]),
-]
-
-
-@pytest.mark.parametrize(("text", "expected"), [c[1:] for c in BOUNDARY_CASES], ids=[c[0] for c in BOUNDARY_CASES])
-def test_context_boundaries(text: str, expected: list[tuple[int, bool]]) -> None:
-    """``context._BOUNDARY``, written so that sre skips to each mark: where sentences and clauses
-    end, and which end a sentence (group 1 takes part only in a comma)."""
-    assert [(m.start(), m.group(1) is None) for m in _BOUNDARY.finditer(text)] == expected
