@@ -79,7 +79,8 @@ def analyze(
     if facts is not None and policy.facts is not None:
         flags = flags + fact_flags(policy.facts, rules, facts, v.text, hits, flags, caller,
                                    lambda: child.temperature)
-    current, soft_current = halting(rules, flags, symptoms, confirmed)
+    # Most texts have no mention at all: nothing halts and nothing asks its severity.
+    current, soft_current = halting(rules, flags, symptoms, confirmed) if flags or symptoms else ([], [])
     return Analysis(v, hits, squashed, flags, current, soft_current, symptoms)
 
 

@@ -99,9 +99,6 @@ class Case:
             self._resolution = resolve(self.policy, self.analysis, self.classification)
         return self._resolution
 
-    def target(self) -> str | None:
-        return self.target_mcp or self.resolution().mcp
-
 
 # A stage decides (a Verdict) or lets the next one decide (None).
 Stage = Callable[[Case], Verdict | None]
@@ -168,7 +165,8 @@ def input_intent(case: Case) -> Verdict | None:
     text = case.analysis.views.text
     if not text or text.isspace():
         return Verdict(False, "INPUT", "empty_intent", "intent is empty")
-    if case.target() is None and not case.resolution().writes:
+    resolution = case.resolution()
+    if (case.target_mcp or resolution.mcp) is None and not resolution.writes:
         return Verdict(False, "INPUT", "target_unresolved", "no MCP could be resolved from intent")
     return None
 
@@ -181,21 +179,23 @@ def mx1(case: Case) -> Verdict | None:
         if words:
             return Verdict(False, "MX", "mx1_staging_delegate", f"CKD staging questions are for {rule.delegate_to}",
                            "MX-1", rule.delegate_to, matched=words)
-    if case.target() == rule.calc_mcp and caller not in rule.calc_callers:
+    resolution = case.resolution()
+    if (case.target_mcp or resolution.mcp) == rule.calc_mcp and caller not in rule.calc_callers:
         return Verdict(False, "MX", "mx1_calc_doctor_only", "the clinical calculator is closed to this caller",
-                       "MX-1", rule.delegate_to, matched=list(case.resolution().matched))
+                       "MX-1", rule.delegate_to, matched=list(resolution.matched))
     return None
 
 
 def mx2(case: Case) -> Verdict | None:
     """MX-2: gamification is the child's; the child stays off the clinical MCPs."""
-    rule, caller, target = case.policy.mx2, case.caller, case.target()
+    rule, caller, resolution = case.policy.mx2, case.caller, case.resolution()
+    target = case.target_mcp or resolution.mcp
     if target == rule.gamification_mcp and caller not in rule.gamification_callers:
         return Verdict(False, "MX", "mx2_gamification_child_only", "gamification serves the child companion only",
-                       "MX-2", matched=list(case.resolution().matched))
+                       "MX-2", matched=list(resolution.matched))
     if caller == rule.child_caller and target in rule.child_denied_mcps:
         return Verdict(False, "MX", "mx2_child_restricted", "the child companion may not use this MCP",
-                       "MX-2", matched=list(case.resolution().matched))
+                       "MX-2", matched=list(resolution.matched))
     return None
 
 
@@ -203,15 +203,16 @@ def mx3(case: Case) -> Verdict | None:
     """MX-3: a write the text resolves to is decided here, allowed or not; the matrix is not asked."""
     resolution = case.resolution()
     if resolution.writes:
-        return decide_writes(resolution.writes, case.caller, case.target(), list(resolution.matched))
+        return decide_writes(resolution.writes, case.caller, case.target_mcp or resolution.mcp, list(resolution.matched))
     return None
 
 
 def permission_matrix(case: Case) -> Verdict:
     """The permission matrix's cell for (caller, target): the last stage, it always decides."""
-    target = case.target()
+    resolution = case.resolution()
+    target = case.target_mcp or resolution.mcp
     assert target is not None  # input_intent denied a text with neither a target nor a write
-    return decide_cell(case.policy, case.caller, target, write=False, matched=list(case.resolution().matched))
+    return decide_cell(case.policy, case.caller, target, write=False, matched=list(resolution.matched))
 
 
 # SPEC §4.1's fixed order: the first stage that decides wins. route_request runs the same stages in

@@ -64,7 +64,7 @@ def red_flags(
         # split (抽-搐): one pattern scan there, its mentions placed back in the text. The text
         # view's terms are kept too (a term may span a filler the policy wrote into it, "hun mi").
         extra = _squashed(rules, v, squashed)
-    for start, end, index in critical_readings(rules, critical):
+    for start, end, index in critical_readings(rules, critical) if critical else ():
         rule = rules.critical_values[index]
         extra.append(_as_mention(Mention, (start, end, rule.name, rule.concept)))
     infant = _infant_fever(rules, text, values)
