@@ -2,7 +2,8 @@
 
 ``route_request`` asks for P0 hits, staging words, write aliases, intent keywords and slots of the
 same text; scanning it once and handing the same ``Analysis`` to each step keeps the request path
-to one normalization and two Aho-Corasick passes (the ``text`` and ``squashed`` views).
+to one normalization and two Aho-Corasick passes (the ``text`` and ``squashed`` views). The staging
+words and the writes are the gate's, read from the same scan when the gate gets to them.
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ from functools import partial
 from dataclasses import dataclass
 
 from .facts import PatientFacts, fact_flags
-from .lexicon import Hit, Hits
+from .lexicon import Hits
 from .policy import Policy, WriteTool
-from .redflags import Flag, red_flags
+from .redflags import Flag, halting, red_flags
 from .slots import Values, analytes, child_values
 from .text import Cut, TextViews, views
 
@@ -39,10 +40,8 @@ class Analysis:
     hits: Hits  # scan of the text view: intent keywords and slot dictionaries
     squashed_hits: Hits  # scan of the squashed view (the same object when both views are equal)
     red_flags: list[Flag]  # every red-flag mention in text order, with its context (SPEC §4.7)
-    current: list[str]  # distinct terms of the mentions that halt: current hard ones, confirmed ones
-    soft_current: list[str]  # distinct concepts of the current soft mentions not confirmed: these ask severity
-    staging: list[str]
-    writes: list[WriteRef]
+    current: list[str]  # ``redflags.halting``: the terms that halt (P0), read by every step that halts
+    soft_current: list[str]  # ``redflags.halting``: the current soft concepts not confirmed, which ask severity
     # SPEC §4.7 revision 3: the current symptom mentions about the patient that no red flag covers
     # (concept "symptom.<family>"); not confirmed, they ask their family's question.
     symptoms: list[Flag]
@@ -69,60 +68,32 @@ def analyze(
     cut = Cut(v.text)
     hits = policy.lexicon.scan(v.text)
     squashed = policy.redline.scan(v.squashed) if v.squashed != v.text else hits
-    # Most texts have no red-flag, staging, critical or write word: ``get`` spares empty lists.
-    get, get_squashed = hits.get, squashed.get
-    critical = _critical_values(policy, v.text, hits) if "critical" in hits else []
+    rules = policy.red_flags
+    # The cue words, scanned beside the terms for a text with a red-flag or symptom word: both of its
+    # context walks read them (most texts have neither word and no walk).
+    cues = rules.context.lexicon.scan_group(v.text) if "p0" in hits or "symptom" in hits else None
+    # Every analyte value the slot reader gives a critical word; ``red_flags`` keeps those at or above
+    # their rule's threshold.
+    critical = (analytes.critical_values(v.text, hits.group("critical"), hits.group("analyte"), rules.time_opening)
+                if "critical" in hits else [])
     child = read_values(v, hits)
-    flags, symptoms = red_flags(policy.red_flags, v, hits, squashed, critical, caller, child)
+    flags, symptoms = red_flags(rules, v, hits, squashed, critical, caller, child, cues, cut)
     if facts is not None and policy.facts is not None:
-        flags = flags + fact_flags(policy.facts, policy.red_flags, facts, v.text, hits, flags, caller,
+        flags = flags + fact_flags(policy.facts, rules, facts, v.text, hits, flags, caller,
                                    lambda: child.temperature, cut)
-    current, soft_current = _halting(policy, flags, confirmed) if flags else ([], [])
-    if symptoms and confirmed:
-        # a confirmed family halts (the user said yes to its question)
-        current += [f.term for f in symptoms if f.concept in confirmed and f.term not in current]
-    staging = _terms(get("staging"), get_squashed("staging"))
-    writes = _writes(policy, v.text, hits, squashed) if "write" in hits or "write" in squashed or "_" in v.text else []
-    return Analysis(v, hits, squashed, flags, current, soft_current, staging, writes, symptoms, cut)
+    # Most texts have no mention at all: nothing halts and nothing asks its severity.
+    current, soft_current = halting(rules, flags, symptoms, confirmed) if flags or symptoms else ([], [])
+    return Analysis(v, hits, squashed, flags, current, soft_current, symptoms, cut)
 
 
-def _halting(policy: Policy, flags: list[Flag], confirmed: frozenset[str]) -> tuple[list[str], list[str]]:
-    soft = policy.red_flags.soft_terms
-    current: list[str] = []
-    asking: list[str] = []
-    for f in flags:
-        if f.concept in confirmed:
-            current.append(f.term)
-        elif f.context == "current":
-            if f.term in soft and f.fact is None:  # a fact's flag is a hard one (尿少 of a graft)
-                asking.append(f.concept)
-            else:
-                current.append(f.term)
-    return list(dict.fromkeys(current)), list(dict.fromkeys(asking))
-
-
-def _terms(first: list[Hit] | None, second: list[Hit] | None) -> list[str]:
-    """Distinct terms, text-view hits first, then what only the squashed view revealed."""
+def staging_words(analysis: Analysis) -> list[str]:
+    """The distinct staging words (MX-1), text-view hits first, then what only the squashed view
+    revealed: read by the gate, and only for a caller MX-1 may delegate."""
+    first, second = analysis.hits.get("staging"), analysis.squashed_hits.get("staging")
     if not first and not second:
         return []
     found = (first or []) + (second or [])
     return list(dict.fromkeys([h.term for h in found]))
-
-
-def _critical_values(policy: Policy, text: str, hits: Hits) -> list[tuple[int, int, int]]:
-    """Every analyte value the slot reader gives a critical word (``slots.analytes``: wherever it
-    stands in the word's clause, or in the next clause that names no other analyte) at or above its
-    rule's threshold, unit absent or allowed: each a mention of its own placed on the number, so
-    each is read in its own context (SPEC §4.7 "Every value is read": 血钾以前6.8，今天7.2). Found
-    as (start, end, rule index) of the number: a red-flag mention reports the rule's name, not the
-    text."""
-    rules = policy.red_flags.critical_values
-    found: list[tuple[int, int, int]] = []
-    for value in analytes.critical_values(text, hits.group("critical"), hits.group("analyte"), policy.red_flags.time_opening):
-        rule = rules[value.rule]
-        if (value.unit is None or value.unit in rule.units) and rule.threshold <= value.value <= rule.plausible_max:
-            found.append((value.start, value.end, value.rule))
-    return found
 
 
 def lookup_write_tool(policy: Policy, name: str) -> WriteTool | None:
@@ -139,7 +110,12 @@ def is_write_looking(policy: Policy, name: str) -> bool:
     return name.startswith(policy.write_prefixes)
 
 
-def _writes(policy: Policy, text: str, hits: Hits, squashed: Hits) -> list[WriteRef]:
+def find_writes(policy: Policy, analysis: Analysis) -> list[WriteRef]:
+    """The writes the text asks for (MX-3), in text order: read by the gate when it resolves the
+    text, never on the way to a halt or a question."""
+    text, hits, squashed = analysis.views.text, analysis.hits, analysis.squashed_hits
+    if "write" not in hits and "write" not in squashed and "_" not in text:
+        return []
     refs: list[WriteRef] = []
     for hit in hits.group("write"):
         refs.append(WriteRef(hit.payload, lookup_write_tool(policy, hit.payload), hit.term, hit.start))

@@ -4,6 +4,10 @@ A ``Router`` is immutable: a compiled policy, the limits the operator chose and 
 scope. Every method is a pure function of its arguments and that state (plus today's date, only
 when a relative date has no ``reference_date``). ``call`` is the single entry for untrusted
 arguments: it validates them with the same models that generate the MCP schemas.
+
+``route_request`` is a table, ``ROUTE``: its steps in SPEC §4.5's order, run by the gate's loop
+(``gate.first``). The module runs past 400 lines because the steps build their results with the
+Router's own result builders, and reading the table beside the tools it composes is the point.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from pydantic import BaseModel, ValidationError
 
 from .analysis import Analysis, analyze
 from .classify import Classification, classify
-from .gate import Resolution, Verdict, after_input, check_input, gate, p0_ask, permission, resolve
+from .gate import AFTER_INPUT, Case, Resolution, Verdict, first, gate, input_checks, p0_ask, p0_halt, permission
 from .models import (
     ArgumentError,
     Candidate,
@@ -168,8 +172,9 @@ class Router:
         analysis = analyze(self.policy, intent, caller, frozenset(confirmed_red_flags), self._slots.values,
                            as_facts(patient_facts))
         acknowledged = frozenset(acknowledged_red_flags)
-        verdict, resolution = gate(self.policy, self.scope, analysis, caller, target_mcp, acknowledged=acknowledged, roles=roles)
-        return self._gate_result(verdict, resolution, self._red_flags(analysis, acknowledged))
+        case = Case(self.policy, self.scope, analysis, caller, target_mcp, acknowledged, roles)
+        verdict = gate(case)
+        return self._gate_result(verdict, case.resolution(), self._red_flags(analysis, acknowledged))
 
     def classify_intent(self, text: str) -> ClassifyResult:
         reading = self._slots.reading(self._today())
@@ -229,66 +234,12 @@ class Router:
         acknowledged = frozenset(acknowledged_red_flags)
         slots = reading.extract(analysis.views, analysis.hits, self.policy_version)
         result = classify(self.policy, analysis)
-        route = _Route(self, result, slots, patient_id, self._red_flags(analysis, acknowledged))
-        if result.emergency:
-            return route.done("halt", "p0_emergency", "emergency red flag: stop all business calls and escalate", fallback="halt")
-        # SPEC §4.5: right after the halt, an unknown or out-of-scope caller is denied before
-        # anything else is decided (a question, a review) for it.
-        denial = check_input(self.policy, self.scope, caller, None, roles)
-        if denial:
-            resolution = resolve(self.policy, analysis, result)
-            route.gate = self._gate_result(denial, resolution, route.red_flags)
-            route.mcp = resolution.mcp or route.mcp
-            return route.done("denied", denial.reason_code, denial.reason)
-        rules = self.policy.red_flags
-        ask = p0_ask(analysis, acknowledged, rules.stands_for, rules.every_sick_child, rules.answers_now)
-        if ask:
-            route.mcp = None  # nothing is decided until the user answers
-            route.questions = self._questions(ask.matched_concepts)
-            return route.done("confirm", ask.reason_code, ask.reason)
-        if result.best is None:
-            return route.done("review", "unknown_intent", "no rule matched: classify softly, then pass the gate again", fallback="llm")
-        if result.confidence < self.limits.min_confidence:
-            return route.done("review", "low_confidence", "rule match too weak: review, then pass the gate again", fallback="llm")
-
-        # P0 and INPUT are decided above: the gate goes on from MX-1.
-        resolution = resolve(self.policy, analysis, result)
-        verdict = after_input(self.policy, analysis, resolution, caller, "")
-        route.gate = self._gate_result(verdict, resolution, route.red_flags)
-        route.mcp = resolution.mcp or route.mcp
-        if not verdict.allow:
-            return route.done("denied", verdict.reason_code, verdict.reason, delegate_to=verdict.delegate_to)
-
-        session_only = caller in self.policy.session_only_callers
-        if patient_id is not None:
-            # Read leniently, not from the slots: P-0002, p 0002, Р0002 (Cyrillic) name another patient too.
-            if other_patient(analysis.views.text, patient_id):
-                if session_only:
-                    return route.done("denied", "patient_out_of_context", "the text names a patient other than the session's")
-                return route.done("clarify", "patient_out_of_context", "the text names a patient other than the session's",
-                                  ambiguous=["patient_id"])
-        elif not session_only and slots.patient_id is not None:
-            route.patient_id = slots.patient_id
-
-        required = list(result.best.intent.required_slots)
-        if resolution.writes:
-            required += [s for s in self.policy.write_required_slots if s not in required]
-        ambiguous = [s for s in required if s in slots.ambiguous and not (s == "patient_id" and (patient_id or session_only))]
-        missing = [s for s in required if s not in ambiguous and not self._has_slot(s, route.patient_id, slots)]
-        if ambiguous:
-            return route.done("clarify", "ambiguous_slot", "a required slot is ambiguous", ambiguous=ambiguous, missing=missing)
-        if missing:
-            return route.done("clarify", "missing_slot", "a required slot is missing", missing=missing)
-        return route.done("proceed", "proceed", "call the resolved MCP",
-                          requires_confirmation=verdict.requires_confirmation, limited_view=verdict.limited_view)
+        case = Case(self.policy, self.scope, analysis, caller, "", acknowledged, roles, result)
+        decided = first(ROUTE, _Route(self, case, result, slots, patient_id, self._red_flags(analysis, acknowledged)))
+        assert decided is not None  # proceed, the last step, always decides
+        return decided
 
     # ----------------------------------------------------------------------------------------
-
-    @staticmethod
-    def _has_slot(name: str, patient_id: str | None, slots: SlotsResult) -> bool:
-        if name == "patient_id":
-            return patient_id is not None
-        return bool(getattr(slots, name))
 
     def _reference(self, reference_date: str | date | None) -> date:
         if reference_date is None:
@@ -344,16 +295,30 @@ class _Route:
     """The parts of a route_request result known so far; ``done`` seals one status."""
 
     def __init__(
-        self, router: Router, result: Classification, slots: SlotsResult, patient_id: str | None, red_flags: list[RedFlag]
+        self, router: Router, case: Case, result: Classification, slots: SlotsResult, patient_id: str | None,
+        red_flags: list[RedFlag],
     ):
         self.router = router
+        self.case = case
         self.red_flags = red_flags
         self.result = result
         self.slots = slots
-        self.patient_id = patient_id
+        self.session_patient = patient_id
+        self.patient_id = patient_id  # the effective patient: the session's, or the one a text may name
         self.mcp = result.mcp
         self.gate: GateResult | None = None
+        self.verdict: Verdict | None = None
         self.questions: list[SeverityQuestion] = []
+
+    def gated(self, verdict: Verdict) -> RouteResult | None:
+        """The gate's verdict becomes the result's ``gate``; a denial is the route's too."""
+        resolution = self.case.resolution()
+        self.verdict = verdict
+        self.gate = self.router._gate_result(verdict, resolution, self.red_flags)
+        self.mcp = resolution.mcp or self.mcp
+        if verdict.allow:
+            return None
+        return self.done("denied", verdict.reason_code, verdict.reason, delegate_to=verdict.delegate_to)
 
     def done(
         self,
@@ -389,3 +354,96 @@ class _Route:
             "policy_version": self.router.policy_version,
         })
 
+
+# route_request's steps (SPEC §4.5), each deciding a status or handing on to the next. The gate's own
+# stages (gate.GATE) decide P0 and the caller here too, in §4.5's order: the halt first, then the
+# caller, before any question is asked of it; the gate step runs the gate's stages after INPUT.
+
+
+def halt(route: _Route) -> RouteResult | None:
+    if p0_halt(route.case) is None:
+        return None
+    return route.done("halt", "p0_emergency", "emergency red flag: stop all business calls and escalate", fallback="halt")
+
+
+def caller_in_scope(route: _Route) -> RouteResult | None:
+    denial = input_checks(route.case)
+    return None if denial is None else route.gated(denial)
+
+
+def ask(route: _Route) -> RouteResult | None:
+    verdict = p0_ask(route.case)
+    if verdict is None:
+        return None
+    route.mcp = None  # nothing is decided until the user answers
+    route.questions = route.router._questions(verdict.matched_concepts)
+    return route.done("confirm", verdict.reason_code, verdict.reason)
+
+
+def unknown_intent(route: _Route) -> RouteResult | None:
+    if route.result.best is not None:
+        return None
+    return route.done("review", "unknown_intent", "no rule matched: classify softly, then pass the gate again", fallback="llm")
+
+
+def low_confidence(route: _Route) -> RouteResult | None:
+    if route.result.confidence >= route.router.limits.min_confidence:
+        return None
+    return route.done("review", "low_confidence", "rule match too weak: review, then pass the gate again", fallback="llm")
+
+
+def safety_gate(route: _Route) -> RouteResult | None:
+    verdict = first(AFTER_INPUT, route.case)
+    assert verdict is not None  # the matrix, the gate's last stage, always decides
+    return route.gated(verdict)
+
+
+def patient_in_context(route: _Route) -> RouteResult | None:
+    """The session's patient, never the text's: another one named is denied or clarified; a caller
+    not bound to the session may name its one patient."""
+    session_only = route.case.caller in route.router.policy.session_only_callers
+    if route.patient_id is not None:
+        # Read leniently, not from the slots: P-0002, p 0002, Р0002 (Cyrillic) name another patient too.
+        if other_patient(route.case.analysis.views.text, route.patient_id):
+            if session_only:
+                return route.done("denied", "patient_out_of_context", "the text names a patient other than the session's")
+            return route.done("clarify", "patient_out_of_context", "the text names a patient other than the session's",
+                              ambiguous=["patient_id"])
+    elif not session_only and route.slots.patient_id is not None:
+        route.patient_id = route.slots.patient_id
+    return None
+
+
+def required_slots(route: _Route) -> RouteResult | None:
+    policy, slots, best = route.router.policy, route.slots, route.result.best
+    assert best is not None  # unknown_intent returned otherwise
+    required = list(best.intent.required_slots)
+    if route.case.resolution().writes:
+        required += [s for s in policy.write_required_slots if s not in required]
+    # the session's patient (or, for a session-only caller, none at all) settles an ambiguous text ID
+    settled = bool(route.session_patient) or route.case.caller in policy.session_only_callers
+    ambiguous = [s for s in required if s in slots.ambiguous and not (s == "patient_id" and settled)]
+    missing = [s for s in required if s not in ambiguous and not _has_slot(s, route.patient_id, slots)]
+    if ambiguous:
+        return route.done("clarify", "ambiguous_slot", "a required slot is ambiguous", ambiguous=ambiguous, missing=missing)
+    if missing:
+        return route.done("clarify", "missing_slot", "a required slot is missing", missing=missing)
+    return None
+
+
+def proceed(route: _Route) -> RouteResult:
+    verdict = route.verdict
+    assert verdict is not None  # safety_gate ran and allowed
+    return route.done("proceed", "proceed", "call the resolved MCP",
+                      requires_confirmation=verdict.requires_confirmation, limited_view=verdict.limited_view)
+
+
+def _has_slot(name: str, patient_id: str | None, slots: SlotsResult) -> bool:
+    if name == "patient_id":
+        return patient_id is not None
+    return bool(getattr(slots, name))
+
+
+ROUTE: tuple[Callable[[_Route], RouteResult | None], ...] = (
+    halt, caller_in_scope, ask, unknown_intent, low_confidence, safety_gate, patient_in_context, required_slots, proceed,
+)

@@ -16,10 +16,11 @@ from . import numerals
 from .context import CURRENT, HYPOTHETICAL, Mention, contexts
 from .lexicon import Hit, Hits
 from .policy.red_flags import BloodPressure, RedFlagRules
-from .text import TextViews, kept_offsets
+from .text import Cut, TextViews, kept_offsets
 
 if TYPE_CHECKING:  # the slot readers import the policy, which imports this module's Flag (through facts)
     from .slots import Values
+    from .slots.analytes import Value
 
 
 # tuple.__new__ builds a NamedTuple in C (its own __new__ is Python); a Hit (start, end, term,
@@ -44,14 +45,18 @@ def red_flags(
     v: TextViews,
     hits: Hits,
     squashed: Hits,
-    critical: list[tuple[int, int, int]],
+    critical: list[Value],
     caller: str | None,
     values: Values,
+    cues: list[Hit] | None = None,
+    cut: Cut | None = None,
 ) -> tuple[list[Flag], list[Flag]]:
     """Every red-flag mention in text order with its context, and the current symptom mentions
-    (SPEC §4.7 revision 3) that no red-flag mention overlaps; ``critical`` holds the critical
-    values found on the text view as (start, end, rule index); ``values``: the slot readers' age and
-    current temperature of the child (SPEC §4.7 revision 3: the gate reads no value of its own)."""
+    (SPEC §4.7 revision 3) that no red-flag mention overlaps; ``critical``: the analyte values the
+    slot reader gives a critical word (``slots.analytes.critical_values``); ``values``: the slot
+    readers' age and current temperature of the child (SPEC §4.7 revision 3: the gate reads no value
+    of its own); ``cues``: the context lexicon's hits on the text when the caller scanned them; ``cut``:
+    the text's sentences and clauses, which the analysis carries."""
     text = v.text
     terms = _terms(hits.get("p0"))
     if squashed is hits:
@@ -61,7 +66,7 @@ def red_flags(
         # split (抽-搐): one pattern scan there, its mentions placed back in the text. The text
         # view's terms are kept too (a term may span a filler the policy wrote into it, "hun mi").
         extra = _squashed(rules, v, squashed)
-    for start, end, index in critical:
+    for start, end, index in critical_readings(rules, critical) if critical else ():
         rule = rules.critical_values[index]
         extra.append(_as_mention(Mention, (start, end, rule.name, rule.concept)))
     infant = _infant_fever(rules, text, values)
@@ -100,18 +105,16 @@ def red_flags(
         # A red-flag mention covers every symptom word it overlaps (吐血 is gi_bleeding, not vomiting).
         symptoms = _uncovered(_longest(sorted(symptoms), rules.soft_terms), mentions)
     if not symptoms:
-        return (_flags(rules, mentions, _found(rules, text, mentions, caller, infant, values)) if mentions else []), []
-    scanned = rules.context.lexicon.scan_group(text)  # one cue scan for both walks
-    flags = _flags(rules, mentions, _found(rules, text, mentions, caller, infant, values, scanned)) if mentions else []
-    soft = rules.soft_terms
-    if any(f.context == CURRENT and f.term not in soft for f in flags):
-        return flags, []  # a current hard red flag halts whatever else the text says: no symptom is asked
+        return (_flags(rules, mentions, _found(rules, text, mentions, caller, infant, values, cues, cut)) if mentions else []), []
+    flags = _flags(rules, mentions, _found(rules, text, mentions, caller, infant, values, cues, cut)) if mentions else []
+    if flags and halting(rules, flags, [], frozenset())[0]:
+        return flags, []  # the text's own red flags halt whatever else it says: no symptom is asked
     # The symptoms' contexts from a walk over both kinds (a negation carries along an enumeration of
     # either: 没有抽搐、发烧); the red flags keep their own walk, where no symptom word hides a cue
     # (一发烧就抽搐 stays habitual).
     both = sorted(mentions + symptoms) if mentions else symptoms
     stated: list[bool] = []
-    found_both = contexts(rules.context, text, both, caller, stated, scanned)
+    found_both = contexts(rules.context, text, both, caller, stated, cues, cut)
     current = [
         _as_flag(Flag, (m.concept, m.term, CURRENT, None))
         for m, c, told in zip(both, found_both, stated)
@@ -124,6 +127,44 @@ def red_flags(
     return flags, list(dict.fromkeys(current))
 
 
+def halting(
+    rules: RedFlagRules, flags: list[Flag], symptoms: list[Flag], confirmed: frozenset[str]
+) -> tuple[list[str], list[str]]:
+    """P0's halt, decided here alone (SPEC §4.5, §4.7): the distinct terms that halt — a current
+    mention of a hard term, a fact's flag when current (尿少 of a graft), any mention or symptom of a
+    concept the user confirmed — and the distinct concepts of the current soft mentions not
+    confirmed, which ask their severity question. Every step that halts reads the first list."""
+    soft = rules.soft_terms
+    current: list[str] = []
+    asking: list[str] = []
+    for f in flags:
+        if f.concept in confirmed:
+            current.append(f.term)
+        elif f.context == CURRENT:
+            if f.term in soft and f.fact is None:
+                asking.append(f.concept)
+            else:
+                current.append(f.term)
+    halts = list(dict.fromkeys(current))
+    if symptoms and confirmed:
+        # a confirmed family halts (the user said yes to its question)
+        halts += [f.term for f in symptoms if f.concept in confirmed and f.term not in halts]
+    return halts, list(dict.fromkeys(asking))
+
+
+def critical_readings(rules: RedFlagRules, critical: list[Value]) -> list[tuple[int, int, int]]:
+    """The analyte values at or above their rule's threshold, unit absent or allowed, as (start,
+    end, rule index) of the number: each a mention of its own placed on the number, so each is read
+    in its own context (SPEC §4.7 "Every value is read": 血钾以前6.8，今天7.2); a red-flag mention
+    reports the rule's name, not the text."""
+    found: list[tuple[int, int, int]] = []
+    for value in critical:
+        rule = rules.critical_values[value.rule]
+        if (value.unit is None or value.unit in rule.units) and rule.threshold <= value.value <= rule.plausible_max:
+            found.append((value.start, value.end, value.rule))
+    return found
+
+
 def _found(
     rules: RedFlagRules,
     text: str,
@@ -132,12 +173,13 @@ def _found(
     infant: list[Mention],
     values: Values,
     scanned: list[Hit] | None = None,
+    cut: Cut | None = None,
 ) -> list[str]:
     """The red-flag mentions' contexts. The slot reader has already read each temperature reading's
     context: its current temperature is the child's now (a young infant's fever halts), and a reading
     it did not take as now (a past one, a threshold, a condition) is not current whatever the cues
     say (it asks)."""
-    found = contexts(rules.context, text, mentions, caller, None, scanned)
+    found = contexts(rules.context, text, mentions, caller, None, scanned, cut)
     if infant and values.readings:
         name = rules.infant_fever.name
         for i, m in enumerate(mentions):

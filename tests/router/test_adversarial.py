@@ -23,7 +23,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from app.router import Router, analysis, load_policy
+from app.router import Router, load_policy, redflags
 from app.router.slots import analytes, scan
 from app.router.numerals import CHARS, parse_number
 from app.router.slots import RUN_OPENING, numeral_end
@@ -199,5 +199,7 @@ CRITICAL_WORDS = ["钾", "血钾", "k", "k+", "钾离子", " ", "，", "。", "�
 def test_the_shared_number_scan_finds_what_a_scan_per_word_found(words):
     text = views("".join(words)).text
     hits = POLICY.lexicon.scan(text)
-    shared = analysis._critical_values(POLICY, text, hits) if "critical" in hits else []
+    rules = POLICY.red_flags
+    values = analytes.critical_values(text, hits.group("critical"), hits.group("analyte"), rules.time_opening)
+    shared = redflags.critical_readings(rules, values) if "critical" in hits else []
     assert shared == critical_values_word_by_word(text)

@@ -19,7 +19,8 @@ from typing import Iterator
 
 import pytest
 
-from app.router import Limits, Router, analysis, load_policy
+from app.router import Limits, Router, analysis, load_policy, redflags
+from app.router.slots import analytes
 from bench.adversarial_bench import COMPARED, GENERATORS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -89,7 +90,9 @@ def violations(router: Router, texts: dict[str, str]) -> dict[str, list[str]]:
             found["infant_fever"].append(ident)
         read = analysis.analyze(policy, text, PARENT)
         hits = read.hits
-        if "critical" in hits and analysis._critical_values(policy, read.views.text, hits):
+        rules = policy.red_flags
+        if "critical" in hits and redflags.critical_readings(rules, analytes.critical_values(
+                read.views.text, hits.group("critical"), hits.group("analyte"), rules.time_opening)):
             names = {rule.name for rule in policy.red_flags.critical_values}
             if any(f.term in names and f.context == "current" for f in read.red_flags):
                 found["potassium"].append(ident)
