@@ -116,7 +116,8 @@ def _critical_values(policy: Policy, text: str, hits: Hits) -> list[tuple[int, i
     text."""
     rules = policy.red_flags.critical_values
     found: list[tuple[int, int, int]] = []
-    for value in analytes.critical_values(text, hits.group("critical"), hits.group("analyte"), policy.red_flags.time_opening):
+    for value in analytes.critical_values(text, hits.group("critical"), hits.group("analyte"), policy.red_flags.time_opening,
+                                          policy.slot_words.lab_values.units):
         rule = rules[value.rule]
         if (value.unit is None or value.unit in rule.units) and rule.threshold <= value.value <= rule.plausible_max:
             found.append((value.start, value.end, value.rule))

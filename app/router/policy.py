@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 from .facts import FactRules, FactsEntry, check as check_facts, compile_rules as compile_facts, lexicon_groups as fact_groups
 from .lexicon import Lexicon
 from .redflag_policy import ContextEntry, P0Entry, RedFlagRules, SymptomsEntry, check as check_red_flags, compile_rules
+from .slot_words import SlotGrammar, SlotWords, compile_slot_words
 from .text import fold
 
 CELLS = ("R", "RL", "R/W", "-")
@@ -103,7 +104,7 @@ class RouteEntry(_Strict):
     session_only_callers: Terms
 
 
-class SlotsEntry(_Strict):
+class SlotsEntry(SlotGrammar):  # the grammar's families ([slots.body], …): slot_words.py
     foods: Terms
     temperature_words: Terms
     # Absent in a policy written before issue 21: no extra child word (the released behaviour).
@@ -291,6 +292,7 @@ class Policy:
     redline: Lexicon  # red-line words only, scanned on the squashed view
     intent_lexicon: Lexicon  # intent keywords, for the squashed view when the text view has none
     slots: SlotsPolicy
+    slot_words: SlotWords  # the slot grammar's words (``[slots.*]`` families)
     asking: Asking
     write_required_slots: tuple[str, ...]
     session_only_callers: frozenset[str]
@@ -635,6 +637,7 @@ def _compile(spec: PolicyFile, digest: str) -> Policy:
         redline=Lexicon(redline_groups),
         intent_lexicon=Lexicon(intent_groups),
         slots=slots,
+        slot_words=compile_slot_words(spec.slots),
         asking=Asking(
             weak_keywords=frozenset(fold(w) for w in spec.asking.weak_keywords),
             consume_verbs=frozenset(fold(w) for w in spec.asking.consume_verbs),

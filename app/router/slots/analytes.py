@@ -22,18 +22,24 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from functools import lru_cache
 from typing import NamedTuple
 
 from .. import numerals
 from ..lexicon import Hit
+from ..slot_words import CLAUSE_ONLY
+from ..text import CLAUSE_ENDS
 
-# A number in Arabic digits or a Chinese numeral (七点二), and whatever unit-like text follows it
-# (毫摩尔/升 and 毫摩尔每升 whole: a unit read character by character would stop at 毫).
-_NUMBER = re.compile(
-    rf"(?<![a-z0-9.])(\d+(?:\.\d+)?|[{numerals.CHARS}]+)(?![\d.])\s*(毫摩尔(?:/|每)?升|[a-zμµ/%]+|[个克毫升碗片杯斤天岁次年月日号周]+)?"
-)
-_CLAUSE_MARK = re.compile("[，。！？；,!?;\n]")
-_CLAUSE_ONLY = frozenset("，,")  # a mark that cuts a clause and not its sentence
+_CLAUSE_MARK = re.compile(f"[{CLAUSE_ENDS}]")
+_CLAUSE_ONLY = frozenset(CLAUSE_ONLY)  # a mark that cuts a clause and not its sentence
+
+
+@lru_cache(maxsize=8)
+def number_pattern(units: str) -> re.Pattern[str]:
+    """A number in Arabic digits or a Chinese numeral (七点二), and whatever unit-like text follows
+    it, by the policy's ``lab_values.units`` (毫摩尔/升 and 毫摩尔每升 whole: a unit read character by
+    character would stop at 毫). Compiled once per policy (a policy holds one)."""
+    return re.compile(rf"(?<![a-z0-9.])(\d+(?:\.\d+)?|[{numerals.CHARS}]+)(?![\d.])\s*({units})?")
 
 
 class Value(NamedTuple):
@@ -44,10 +50,12 @@ class Value(NamedTuple):
     rule: int  # the payload of the critical word it belongs to: the critical-value rule's index
 
 
-def critical_values(text: str, words: list[Hit], analytes: list[Hit], opening: re.Pattern[str] | None) -> list[Value]:
+def critical_values(text: str, words: list[Hit], analytes: list[Hit], opening: re.Pattern[str] | None,
+                    units: str) -> list[Value]:
     """The numbers that belong to a critical word (``words``, the lexicon's "critical" group, in
     text order), each with its rule's index. ``analytes``: the slot dictionary's analyte words (a
-    number of another analyte is that analyte's); ``opening``: the time cues at a clause's start."""
+    number of another analyte is that analyte's); ``opening``: the time cues at a clause's start;
+    ``units``: the policy's ``lab_values.units``."""
     if not words:
         return []
     marks = [m.start() for m in _CLAUSE_MARK.finditer(text)]
@@ -56,7 +64,7 @@ def critical_values(text: str, words: list[Hit], analytes: list[Hit], opening: r
     first = marks[bisect_left(marks, words[0].start) - 1] + 1 if bisect_left(marks, words[0].start) else 0
     # One Chinese numeral character is a count (那一项, 一直, 两次), not a value: 七点二 and 六点九 are.
     numbers = [
-        m for m in _NUMBER.finditer(text, first)
+        m for m in number_pattern(units).finditer(text, first)
         if m.end(1) - m.start(1) > 1 or "0" <= text[m.start(1)] <= "9"
         if not _inside(anchors, starts, m.start(1))
     ]

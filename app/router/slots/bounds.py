@@ -47,7 +47,7 @@ class UpperBounds:
             return None
         lowest: float | None = None
         for m in self._find(d.text):
-            if d.others(m.start()) or supposed(d.text, m.start()):
+            if d.others(m.start()) or supposed(d, m.start()):
                 continue
             if m.group("newborn"):
                 days: float | None = _NEWBORN_DAYS
