@@ -56,10 +56,11 @@ def _pattern(value: str) -> str:
     unknown = [name for name in _PLACEHOLDER.findall(value) if name not in _MARKS]
     if unknown:
         raise ValueError(f"unknown placeholder {{{unknown[0]}}}")
+    expanded = _PLACEHOLDER.sub(lambda m: _CLASS_BODY[m.group(1)], value)
     try:
         # As written, each placeholder a private-use character: a mark found now was written out.
         written = sre_parse.parse(_PLACEHOLDER.sub("\ue000", value))
-        parsed = sre_parse.parse(_PLACEHOLDER.sub(lambda m: _CLASS_BODY[m.group(1)], value))
+        parsed = sre_parse.parse(expanded)
     except re.error as exc:
         raise ValueError(f"is not a valid regular expression ({exc.msg})") from None
     if _writes_mark(written):
@@ -68,7 +69,25 @@ def _pattern(value: str) -> str:
     _walk(parsed, problems)
     if problems:
         raise ValueError("; ".join(dict.fromkeys(problems)))
-    return _PLACEHOLDER.sub(lambda m: _CLASS_BODY[m.group(1)], value)
+    return expanded
+
+
+_REPEATS = (sre.MAX_REPEAT, sre.MIN_REPEAT, getattr(sre, "POSSESSIVE_REPEAT", None))
+
+
+def _inner(op: Any, av: Any) -> list[Any]:
+    """The sub-patterns of one parsed element: a group's, a repeat's, a look-around's, a branch's."""
+    if op in _REPEATS:
+        return [av[2]]
+    if op is sre.SUBPATTERN:
+        return [av[3]]
+    if op is sre.ATOMIC_GROUP:
+        return [av]
+    if op in (sre.ASSERT, sre.ASSERT_NOT):
+        return [av[1]]
+    if op is sre.BRANCH:
+        return list(av[1])
+    return []
 
 
 def _writes_mark(items: Any) -> bool:
@@ -78,11 +97,7 @@ def _writes_mark(items: Any) -> bool:
             return True
         if op is sre.IN and any(o is sre.LITERAL and chr(a) in _WRITTEN for o, a in av):
             return True
-        inner = (av[2] if op in (sre.MAX_REPEAT, sre.MIN_REPEAT) else av[3] if op is sre.SUBPATTERN
-                 else av[1] if op in (sre.ASSERT, sre.ASSERT_NOT) else None)
-        if inner is not None and _writes_mark(inner):
-            return True
-        if op is sre.BRANCH and any(_writes_mark(branch) for branch in av[1]):
+        if any(_writes_mark(inner) for inner in _inner(op, av)):
             return True
     return False
 
@@ -91,23 +106,17 @@ def _walk(items: Any, problems: list[str]) -> None:
     for op, av in items:
         if op is sre.ANY:
             problems.append("uses '.', which can cross clause punctuation")
-        elif op in (sre.MAX_REPEAT, sre.MIN_REPEAT, getattr(sre, "POSSESSIVE_REPEAT", None)):
-            low, high, inner = av
+        elif op in (sre.GROUPREF, sre.GROUPREF_EXISTS, sre.GROUPREF_IGNORE):
+            problems.append("uses a back reference")
+        elif op in _REPEATS:
+            high, inner = av[1], av[2]
             if high is sre.MAXREPEAT or high > MAX_GAP:
                 listed = len(inner) == 1 and inner[0][0] is sre.IN and all(o is not sre.NEGATE for o, _ in inner[0][1])
                 if not listed or any(re.fullmatch(f"[{_class_source(inner)}]", ch) for ch in CLAUSE_ENDS):
                     problems.append(f"repeats more than {MAX_GAP} times something other than a listed set of characters "
                                     "without clause marks")
-            _walk(inner, problems)
-        elif op is sre.SUBPATTERN:
-            _walk(av[3], problems)
-        elif op in (sre.ASSERT, sre.ASSERT_NOT):
-            _walk(av[1], problems)
-        elif op is sre.BRANCH:
-            for branch in av[1]:
-                _walk(branch, problems)
-        elif op in (sre.GROUPREF, sre.GROUPREF_EXISTS, sre.GROUPREF_IGNORE):
-            problems.append("uses a back reference")
+        for inner_items in _inner(op, av):
+            _walk(inner_items, problems)
 
 
 def _class_source(inner: Any) -> str:

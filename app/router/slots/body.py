@@ -176,8 +176,11 @@ def _metres(m: re.Match[str], d: Draft, start: int, stop: int, unit: str, tail: 
 
 def names_both(d: Draft) -> bool:
     """Whether the text names a weight and a height, as ``measure_pairs`` needs (most do not)."""
-    b = d.words.body
-    return any(w in d.text for w in b.weight_words) and any(w in d.text for w in b.pair_height_words)
+    text, b = d.text, d.words.body
+    for weight in b.weight_words:
+        if weight in text:
+            return any(height in text for height in b.pair_height_words)
+    return False
 
 
 def measure_pairs(d: Draft) -> None:

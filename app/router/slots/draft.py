@@ -158,8 +158,10 @@ class Draft:
         if index == 0:
             return PATIENT
         owner = subjects[index - 1][1]
+        possessive = self.words.numbers.possessive
         if owner == PATIENT or (
-            end >= 0 and (end in self.children or (self.text.startswith(self.words.numbers.possessive, end) and end + 1 in self.children))
+            end >= 0
+            and (end in self.children or (self.text.startswith(possessive, end) and end + len(possessive) in self.children))
         ):
             return PATIENT
         if owner == WRITER and self.last_other < position:

@@ -87,7 +87,7 @@ class Subjects:
         """Where the patient words start that another person's word governs (同事的孩子, 表哥家孩子),
         other than the writer's own (我家宝宝)."""
         words = self._words
-        after = {h.end for h in others} | {h.end + 1 for h in others if text.startswith(words.governs, h.end)}
+        after = {h.end for h in others} | {h.end + len(w) for h in others for w in words.governs if text.startswith(w, h.end)}
         return {h.start for h in patients if h.start in after and not h.term.startswith(words.writer)}
 
 
