@@ -174,15 +174,6 @@ def _metres(m: re.Match[str], d: Draft, start: int, stop: int, unit: str, tail: 
         d.height = round(float(value * 100), 1)
 
 
-def names_both(d: Draft) -> bool:
-    """Whether the text names a weight and a height, as ``measure_pairs`` needs (most do not)."""
-    text, b = d.text, d.words.body
-    for weight in b.weight_words:
-        if weight in text:
-            return any(height in text for height in b.pair_height_words)
-    return False
-
-
 def measure_pairs(d: Draft) -> None:
     """身高/体重：70.5/8.3, 体重、身高 9.5、72: two measures named together, their values after them in
     the same order (a form's line), both in a child's range: the height, and the weight unless one

@@ -77,6 +77,10 @@ class SlotExtractor:
         self._week_units = frozenset(words.dates.week_units)
         self._food_bound_units = frozenset(words.portions.food_bound_units)
         self._grammar = Grammar(words, body.weight_unit(words), dates.frequency(words))
+        # Whether a text names a weight and a height (``body.measure_pairs``; most do not): one
+        # search each, in C.
+        self._weighs = re.compile("|".join(map(re.escape, words.body.weight_words))).search
+        self._measures = re.compile("|".join(map(re.escape, words.body.pair_height_words))).search
         self._subjects = Subjects(words, frozenset(slots.age_child_words), slots.self_words, slots.self_not_inside)
         self._digit_analytes = frozenset(term for term in slots.analytes if any(ch.isdigit() for ch in term))
         kid_words = ages.kid_words(slots.patient_words, slots.age_child_words)
@@ -206,7 +210,7 @@ class SlotExtractor:
         foods, numbers = draft.foods, draft.numbers
         self.finish(draft, analytes)
         temperature = draft.temperature
-        if (draft.weight is None or draft.height is None) and body.names_both(draft):
+        if (draft.weight is None or draft.height is None) and self._weighs(draft.text) and self._measures(draft.text):
             body.measure_pairs(draft)
         # Most texts name no meal, food or analyte: an empty list without the map and dict to dedupe it.
         meal_hits = hits.get("meal")
