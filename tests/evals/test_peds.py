@@ -33,7 +33,7 @@ TARGETS = {target.name: target for target in peds.targets(TEST_SPLIT)}
 KNOWN_GAPS = {
     "silent misses among now (neither halt nor confirm)":
         "issue 29: parents' words for a danger sign still missing, no symptom word either (1/13 pass silently; 7/13)",
-    "no value filled on rows without one": "issue 21: a value is filled where the label has none (79/81; 78/81)",
+    "no value filled on rows without one": "issue 21: a value is filled where the label has none (76/78; 76/78)",
 }
 
 

@@ -253,7 +253,7 @@ def test_the_reading_prefilter_knows_the_slot_readers_reply_length():
 
 
 READINGS = [
-    pytest.param("38.6", id="a bare reply"),
+    pytest.param("38.6度", id="a bare reply with its unit (SPEC §4.4 revision 3)"),
     pytest.param("现在是38.6，怎么办", id="a reply opening with a now word"),
     pytest.param("三十八度六", id="in numerals with 度"),
     pytest.param("孩子精神不太好，我刚才给他量了一下，38.9，吃了退烧药还没降下来", id="after a temperature word"),

@@ -32,7 +32,7 @@ EXEMPT = frozenset({
     "app/router/analysis.py", "app/router/patterns.py", "app/router/redflags.py", "app/router/redflag_policy.py",
     "app/router/policy.py", "app/router/engine.py", "app/router/gate.py", "app/router/lexicon.py",
     "app/router/models.py", "app/router/slots/ages.py", "app/router/slots/temperatures.py",
-    "app/router/slots/bounds.py",
+    "app/router/slots/temperature_context.py", "app/router/slots/milestones.py", "app/router/slots/bounds.py",
 })
 
 _CJK = re.compile("[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef\U00020000-\U0002ffff]")

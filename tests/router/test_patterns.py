@@ -16,7 +16,7 @@ import pytest
 from app.router.context import _BOUNDARY
 from app.router.patterns import heads, required_char
 from app.router.policy import load_policy
-from app.router.slots import temperatures
+from app.router.slots import temperature_context
 
 CASES = [
     ("the last literal", "从前", "前"),
@@ -165,9 +165,9 @@ DAY_TEXTS = [
 
 @pytest.mark.parametrize("text", [t for _, t in DAY_TEXTS], ids=[i for i, _ in DAY_TEXTS])
 def test_days_are_finditer_from_the_openings(text: str) -> None:
-    """``temperatures._days`` tries ``_DAY`` only where a day can open: the same days as its finditer."""
-    expected = [(m.start(), int(m.group("d") or m.group("d2"))) for m in temperatures._DAY.finditer(text)]
-    assert temperatures._days(text) == expected
+    """``temperature_context._days`` tries ``_DAY`` only where a day can open: the same days as its finditer."""
+    expected = [(m.start(), int(m.group("d") or m.group("d2"))) for m in temperature_context._DAY.finditer(text)]
+    assert temperature_context._days(text) == expected
 
 
 BOUNDARY_CASES = [

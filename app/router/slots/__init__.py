@@ -7,7 +7,8 @@ decisions it makes where the spec is silent. The words of their grammar are the 
 ``[slots.*]`` families (``app/router/slot_words.py``); the modules hold the algorithm.
 
 * ``ages`` — N岁, months of age, an age said of a child in months, days or weeks, 满月;
-* ``body`` — body weight and height; ``temperatures`` — body temperature;
+* ``body`` — body weight and height; ``temperatures`` — body temperature readings, and
+  ``temperature_context`` — which of them is the child's current one;
 * ``dates`` — calendar and relative dates, look-back windows;
 * ``foods`` — portions of a food, and the analyte words that name a result;
 * ``combined`` — the one pattern and the order of its branches; ``scan`` — the scan, plain

@@ -1,5 +1,7 @@
 """Ages: N岁 (with months: 2岁3个月, 一岁零三个月), months of age (月龄18个月, 3个月大), and an age
-said of a child in months, days or weeks (宝宝17个月, 十七个月男宝, 出生10天, 满月).
+said of a child in months, days or weeks (宝宝17个月, 十七个月男宝, 出生10天, 满月). Past 400 lines: the
+branches of the shared scan that read an age and their handlers are one grammar, read together;
+the milestones (满月, the days to go) and the upper bounds live apart (``milestones``, ``bounds``).
 
 Decisions where the spec is silent (each has a row in tests/router/test_slots.py or
 tests/router/test_slots_parents.py):
@@ -32,7 +34,11 @@ tests/router/test_slots_parents.py):
   (N岁用的) is no age now; N周岁差一点 is an upper bound; years in 周 stop at 9 (36周5 is a
   pregnancy); 半个多月 is no age; months with 多 then days are a lower bound (九个月多五天); years,
   months and days add up; a child word then N周半 is years and a half; an age under a supposition
-  or a general rule (如果, 要是, 一般) in its clause fills nothing (``draft.supposed``).
+  or a general rule (如果, 要是, 一般) in its clause fills nothing (``draft.supposed``);
+* SPEC §4.4 revision 3: a bare N天 / N个月 that is the whole message is how long, no age (27天, 6个月了);
+  "almost N" (快两岁, 宝宝快三个月, 马上一岁三个月, 3周岁差点, 快满月) fills N and is ``approximate``, and
+  it stays an upper bound for the infant-fever rule (``bounds``); the writer's own age fills only
+  where the writer is the patient (``settle_writer``).
 """
 
 from __future__ import annotations
@@ -40,6 +46,9 @@ from __future__ import annotations
 import re
 
 from ..numerals import CHARS
+from .bounds import ALMOST, ALMOST_AFTER, almost_days
+from .milestones import DAYS_PER_MONTH as _DAYS_PER_MONTH
+from .milestones import on_age_to_go, on_full_month, set_days as _set_days
 from .draft import NUM, Draft, Handler, led, number
 
 # An age said in months, days or weeks (宝宝17个月, 出生10天, 3周大) and its length in years;
@@ -55,8 +64,6 @@ _AGE_SPAN = "个半月|个月半|个多月|多个月|个月多(?!少)|个月|多
 _HALF_SPANS = ("个半月", "个月半", "月半")
 _YEARS_PER = {"个月": 1 / 12, "个多月": 1 / 12, "多个月": 1 / 12, "个月多": 1 / 12, "天": 1 / 365, "多天": 1 / 365, "几天": 1 / 365, "周": 7 / 365, "星期": 7 / 365, "个星期": 7 / 365,
               "礼拜": 7 / 365, "个礼拜": 7 / 365}
-# Days and months add up (三个月零八天, 一个月加十天): a month counts 30.4 days, a year 365 (SPEC §4.4).
-_DAYS_PER_MONTH = 30.4
 # Parents count years in 周 for young children only: 36周5 is a pregnancy's weeks and days.
 _WEEK_YEARS = 9
 # Days from a week up, to a year (7 to 99): after 一周零 they are days past a first birthday.
@@ -68,12 +75,11 @@ _PLUS_DAYS = "(?>(?:[ \\t]*[零又加]?[ \\t]*(?P<{0}_pn>" + NUM + ")(?P<{0}_pd>
 _CLAUSE_OPENERS = ",。!?;、\n \t("
 _CLAUSE_ENDS = ",。!?;、\n)"
 _BODY_UNITS = "斤|公斤|千克|kg|厘米|cm|公分"
-_WHOLE_DAYS = re.compile("了?[ \t]*[。!?]?[ \t]*$")
+# A bare span as the whole message, particles and a reply's lead words at most (SPEC §4.4 revision 3:
+# 27天, 6个月了, 这都六个半月了 answer "how long" as often as "how old"): no age.
+_WHOLE_END = re.compile("[了啦吧呀啊哦呢]*[ \t]*[。!?~.…]*[ \t]*$")
 # After N岁: a past age (12岁前, 5岁的时候), a range (12岁到20岁) or an approximation (3岁左右): no age.
-_NOT_AN_AGE_AFTER = (
-    "前", "之前", "以前", "时", "的时候", "那年", "到", "至", "左右", "以内", "之内", "以下", "以上", "内", "不到",
-    "差点", "差一点", "差几", "差不多",  # 4周岁差一点: not reached yet, an upper bound (LABELS.md: 快两岁 → null)
-)
+_NOT_AN_AGE_AFTER = ("前", "之前", "以前", "时", "的时候", "那年", "到", "至", "左右", "以内", "之内", "以下", "以上", "内", "不到")
 # Before N岁: the age at a past event (去年一岁, 自从三岁, 从两岁起, 在2周岁得过) — 在 not of 现在 / 正在.
 _PAST_AGE_BEFORE = re.compile("(?:去年|前年|那年|自从|从|(?<![现实正还存])在)[ \t]*$")
 # An event after the age in its clause makes it the age at that event (一岁半断奶之后, 三岁上幼儿园以后).
@@ -83,21 +89,9 @@ _PAST_MOMENT = re.compile("(?:那时候|那时|当时)[^,。!?;、\n]{0,4}$")
 # Before a span then a child word: the time spent doing something (吃了两天小儿…, 顺延了一个月孩子…),
 # a day counted (第二天孩子就…) or a time (这两天孩子咳嗽, 发烧前一天孩子…), not the child's age.
 _NOT_AGE_BEFORE = "了吃喝用服打输挂住第这那前后头近"
-# The age a child is about to reach, less the days still to go (还有十天三个月了, 差5天满13个月).
-_TO_GO = ("还有", "还差", "差", "再过", "还剩")
-# Before N岁: the end of a past span (直到20岁, 一直到他20岁) or an age not reached yet (快五岁了): no age now.
-_NOT_AN_AGE_BEFORE = ("直到", "直到他", "直到她", "直到我", "快", "快要", "马上", "将近", "就要", "差不多")
+# Before N岁: the end of a past span (直到20岁, 一直到他20岁): no age now.
+_NOT_AN_AGE_BEFORE = ("直到", "直到他", "直到她", "直到我")
 _NOT_KID_OPENERS = ("我", "患", "病")
-# Before 满月: not reached yet (未满月, 快满月 — an upper bound, as 快两岁 is: LABELS.md), or a plan for
-# when it is (打算满月再…, 等满月).
-_NOT_FULL_MONTH = ("未", "没", "不到", "没有", "还没", "快", "快要", "马上", "就要", "将要", "等", "打算", "准备")
-_PAST_FULL_MONTH = ("出了", "过了", "过完", "从")
-# After 满月: since then (满月后就一直…, 满月以后都是…) — what has been so since, not the age now.
-# Or 满月 as a moment or an event, not the age: 满月的时候, 满月时, 满月再加, 满月照 / 满月酒, 满月体重,
-# 满月九斤 (a weight taken then).
-_SINCE_FULL_MONTH = re.compile(
-    f"(?:后|以后|之后)(?:就|一直|都|开始)|开始|起|的?时候|时|那天|前|之前|再|照|酒|宴|礼|体重|称|[0-9.{CHARS}]+(?:斤|公斤|千克|kg)"
-)
 # A child's N天 before an event is an age when it is a month or more (宝宝40天了白天都正常, 宝宝70天大便
 # 不正常: a parent says a duration that long in months) or said with 才 (我孩子才14天怎么爱翻白眼).
 _DAYS_OF_AGE = 28
@@ -199,7 +193,7 @@ def tails(units: str, kids: str) -> dict[str, str]:
         ),
         "age": (
             f"(?P<age_u>周岁|岁)(?P<age_h>半(?!{units}))?"
-            f"(?:[ \\t]*[零又加]?(?P<agem_n>{NUM}|半)(?P<agem_u>个半月|个多月|个月|月(?![ \\t]*[0-9{CHARS}]+[日号])|天)"
+            f"(?:[ \\t]*(?:[零又加]|(?P<agem_almost>快))?(?P<agem_n>{NUM}|半)(?P<agem_u>个半月|个多月|个月|月(?![ \\t]*[0-9{CHARS}]+[日号])|天)"
             # 一岁两个月零五天: days after the months add up too (months of 30.4 days)
             f"(?:(?<=月)[ \\t]*[零又加]?[ \\t]*(?P<aged_n>{NUM})(?P<aged_d>天)(?!以内|之内|内|以来|前|后))?)?"
         ),
@@ -219,7 +213,7 @@ def led_branches(kid_words: tuple[str, ...]) -> dict[str, tuple[str, str]]:
             "".join(dict.fromkeys(w[0] for w in kid_words)),
             led(*kid_words)
             + "[男女]?(?:[,、][ \\t]*)?(?:现在|目前|今年|今天|已经|刚刚|刚好|刚满|刚|才|已|满|有|是|第|都)*[ \\t]*"
-            + number("kid")
+            + _almost("kid") + number("kid")
             + "[ \\t]*(?:(?P<kid_u>个半月|个月半|个多月|个月)(?P<kid_more>(?<=个月)多(?!少))?" + _PLUS_DAYS.format("kid")
             # 女孩2周半: after a child word, N周半 is years in 周 (周岁) and a half (a bare 两周半 stays weeks)
             + "|(?P<kid_yh>周半)"
@@ -228,7 +222,7 @@ def led_branches(kid_words: tuple[str, ...]) -> dict[str, tuple[str, str]]:
         ),
         "born": (
             "出降",
-            f"(?<=[出降])生(?:后|了|才|刚)?(?P<born_th>第)?[ \\t]*{number('born')}[ \\t]*(?P<born_u>{_AGE_SPAN})"
+            f"(?<=[出降])生(?:后|了|才|刚)?{_almost('born')}(?P<born_th>第)?[ \\t]*{number('born')}[ \\t]*(?P<born_u>{_AGE_SPAN})"
             + _PLUS_DAYS.format("born") + _NOT_NOW_AFTER,
         ),
         # 满月, and 满周岁 / 刚周岁 (one year; 一周岁 is read as N岁).
@@ -244,10 +238,15 @@ def led_branches(kid_words: tuple[str, ...]) -> dict[str, tuple[str, str]]:
         # 现在5个月, 现在才3个月零一点, 现在四个多月了: the child's age said as now.
         "now": (
             "现",
-            f"(?<=现)在[ \\t]*(?:已经|才|是|有|刚|都|已)*[ \\t]*{number('now')}[ \\t]*(?P<now_u>个半月|个月半|个多月|个月)"
+            f"(?<=现)在[ \\t]*(?:已经|才|是|有|刚|都|已)*[ \\t]*{_almost('now')}{number('now')}[ \\t]*(?P<now_u>个半月|个月半|个多月|个月)"
             + _PLUS_DAYS.format("now") + "(?!以内|之内|内|以来|前|后|的时候|时|不到)",
         ),
     }
+
+
+def _almost(kind: str) -> str:
+    """The optional "almost" of a context-led age (宝宝快三个月, 出生快40天), in the group ``<kind>_almost``."""
+    return f"(?P<{kind}_almost>{'|'.join(ALMOST)})?[ \\t]*"
 
 
 def on_months_of_age(m: re.Match[str], d: Draft) -> None:
@@ -331,8 +330,9 @@ def on_age_span(m: re.Match[str], d: Draft) -> None:
         _set_days(m, d, quantity["value"] * _DAYS_PER_MONTH + days["value"], approximate=span in _APPROXIMATE_SPANS,
                   current=current)
         return
-    d.set_age(m.start(), m.end(), quantity["value"] * _YEARS_PER[span], approximate=span in _APPROXIMATE_SPANS,
-              current=current)
+    almost = d.text.endswith(ALMOST, 0, start) if kind == "kage" else kind != "pro" and m.group(kind + "_almost") is not None
+    d.set_age(m.start(), m.end(), quantity["value"] * _YEARS_PER[span], approximate=span in _APPROXIMATE_SPANS or almost,
+              current=current, below=almost_days(quantity["value"], span) if almost else None)
 
 
 def _newborn_days(text: str, start: int, end: int, days: float) -> bool:
@@ -379,11 +379,9 @@ def on_leading_age(m: re.Match[str], d: Draft) -> None:
             d.set_age(start, m.end(), quantity["value"] * _YEARS_PER[span], approximate=span == "个多月")
         return
     if span == "天" and whole:
-        # A bare N天 clause is a duration as often (3天，), unless it is the whole message and more
-        # than a week (27天: a newborn's age; 3天 alone answers "how long").
-        if start == 0 and quantity["value"] >= 7 and _WHOLE_DAYS.match(text, m.end()):
-            d.set_age(start, m.end(), quantity["value"] / 365)
-        return
+        return  # a bare N天 clause is how long as often (3天，): a parent says an age in days with a child word
+    if whole and _MONTHS_LEAD.fullmatch(text, 0, start) and _WHOLE_END.match(text, m.end()):
+        return  # 6个月了 as the whole message: how long as often as how old (SPEC §4.4 revision 3)
     if (
         start == 0
         or text[start - 1] in _CLAUSE_OPENERS
@@ -411,37 +409,6 @@ def _reached(text: str, start: int) -> str | None:
     return None
 
 
-def _set_days(m: re.Match[str], d: Draft, days: float, approximate: bool = False, current: bool = False) -> None:
-    # Rounded to two decimals once, in ``set_age``: 三个月零八天 is (3 × 30.4 + 8) / 365 = 0.27.
-    d.set_age(m.start(), m.end(), days / 365, approximate=approximate, current=current)
-
-
-def on_full_month(m: re.Match[str], d: Draft) -> None:
-    """满月 (刚满月, 满月了) is one month old, 满周岁 / 刚周岁 one year; 未满月 / 没满月 / 不到满月 is
-    less, and no age; 出了满月 / 过完满月 / 从满月 / 满月开始 tell when something happened or
-    since when, not the age."""
-    start = m.start()  # the 满 or 刚: a led match starts at its first character
-    since = _SINCE_FULL_MONTH.match(d.text, m.end())
-    if since is not None:
-        return  # 满月后就一直…: since then, the age now unknown
-    if not d.text.endswith(_NOT_FULL_MONTH + _PAST_FULL_MONTH, 0, start):
-        d.set_age(start, m.end(), 1 / 12 if d.text[m.end() - 1] == "月" else 1.0)
-
-
-def on_age_to_go(m: re.Match[str], d: Draft) -> None:
-    """还有十天三个月了, 差5天满13个月, 还有一个星期就两岁: the age about to be reached, less the days
-    to go. Without 还有 / 差 before it (住了10天3个月…) both stay plain numbers."""
-    start = m.start()
-    days = d.quantity(m, start, m.start("e"), "msub_d")
-    age = d.quantity(m, *m.span("msub_n"), "msub_u")
-    if days is None or age is None or not d.text.endswith(_TO_GO, 0, start):
-        return
-    days_to_go = days["value"] * (1 if m.group("msub_d") == "天" else 7)
-    whole_days = age["value"] * (_DAYS_PER_MONTH if m.group("msub_u") == "个月" else 365)
-    if days_to_go < whole_days:
-        _set_days(m, d, whole_days - days_to_go)
-
-
 def on_age(m: re.Match[str], d: Draft) -> None:
     """N岁, N岁半, 2岁3个月, and the lower bounds 两岁多 / 2岁3个多月 (approximate)."""
     years = d.quantity(m, m.start(), m.start("e"), "age_u", "age_h")
@@ -449,6 +416,7 @@ def on_age(m: re.Match[str], d: Draft) -> None:
     if years is None or (m.group("agem_n") and months is None):
         return
     end, start = m.end(), m.start()
+    almost = d.text.endswith(ALMOST, 0, start) or d.text.startswith(ALMOST_AFTER, end) or m.group("agem_almost") is not None
     if (
         (d.text.startswith(_NOT_AN_AGE_AFTER, end) and not d.text.startswith("前天", end))
         or (start and d.text[start - 1] in "到至")
@@ -476,7 +444,28 @@ def on_age(m: re.Match[str], d: Draft) -> None:
                 return
             month_count += days["value"] / _DAYS_PER_MONTH
     current = _NOW_BEFORE.search(d.text, max(0, start - 8), start) is not None
-    d.set_age(start, end, float(years["value"] + month_count / 12), approximate=approximate, current=current)
+    below = years["value"] * 365 + month_count * 30 if almost else None  # 快两岁: under two years (SPEC §4.7 revision 3)
+    d.set_age(start, end, float(years["value"] + month_count / 12), approximate=approximate or almost, current=current, below=below)
+
+
+# The writer is the patient of a message about their own pregnancy (怀孕, 怀上, 孕妇), or before a
+# child word one planned or not had yet (准备要个孩子, 再造个女儿, 还没有小孩); 病人 / 患者 name no child.
+_PREGNANCY = re.compile("孕|怀上|怀了")
+_PLANNED = re.compile("(?:要|生|怀|造|没有|没)个?$")
+_NOT_A_CHILD = ("患", "病")
+# A writer this old is a parent; a younger one writes of their own body (我才15岁…女孩…: the patient).
+_ADULT = 18
+
+
+def settle_writer(d: Draft) -> None:
+    """An adult writer's own age (我今年32岁) that a child word follows and no age of the child
+    replaced: the message is about the child, and the writer's age fills nothing (SPEC §4.4
+    revision 3) — unless the writer is the patient (``_PREGNANCY``, ``_PLANNED``: 我今年29岁，准备要个孩子)."""
+    if d.age is None or d.age < _ADULT or _PREGNANCY.search(d.text):
+        return
+    after = [at for at in d.children if at >= d.age_end and not d.text.startswith(_NOT_A_CHILD, at)]
+    if any(_PLANNED.search(d.text, max(0, at - 3), at) is None for at in after):
+        d.age, d.age_approximate, d.age_below, d.age_provisional = None, False, None, False
 
 
 HANDLERS: dict[str, Handler] = {

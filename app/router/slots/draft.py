@@ -71,7 +71,8 @@ class Draft:
                  "age", "weight", "height", "window", "clause_marks", "age_end", "weight_rank",
                  "subjects", "children", "last_patient", "last_other", "age_provisional", "temperature_words",
                  "sentence_ends", "readings", "replies", "replied", "age_approximate", "age_current", "dosage",
-                 "weight_approximate", "temperature_approximate", "temperature", "temperature_at", "finished", "grammar", "words")
+                 "weight_approximate", "temperature_approximate", "temperature", "temperature_at", "finished", "age_below",
+                 "grammar", "words")
 
     def __init__(self, views: TextViews, reference: date, foods: list[Hit], masks: list[tuple[int, int]], grammar: Grammar):
         self.cased, self.text, self.reference, self.foods, self.masks = views.cased, views.text, reference, foods, masks
@@ -100,10 +101,11 @@ class Draft:
         self.children: frozenset[int] = frozenset()  # where patient words start, with subjects
         # where the last patient and the last other-person word start (-1: none), with subjects
         self.last_patient = self.last_other = -1
-        self.age_approximate = False  # the age read is a lower bound (两岁多, 五个多月)
+        self.age_approximate = False  # the age read is a lower bound (两岁多, 五个多月) or "almost N" (快两岁)
+        self.age_below: float | None = None  # the age read is "almost N" (快三个月): N in days, an upper bound
         self.weight_approximate = False  # the weight read is a lower bound (16斤多)
         self.temperature_approximate = False  # the reading that won is a lower bound (39度多)
-        self.temperature: float | None = None  # the child's current temperature (``temperatures.temperature``)
+        self.temperature: float | None = None  # the child's current temperature (``temperature_context.temperature``)
         self.temperature_at = -1  # where the reading that won starts
         self.finished = False  # the readings after the scan are done (``SlotExtractor.finish``)
         self.age_current = False  # an age said as now (现在5个月) was read: it replaces an earlier one
@@ -172,7 +174,9 @@ class Draft:
         """Whether the value at ``position`` fills no patient slot (``owner``)."""
         return self.owner(position, end) == OTHER
 
-    def set_age(self, start: int, end: int, years: float, approximate: bool = False, current: bool = False) -> None:
+    def set_age(
+        self, start: int, end: int, years: float, approximate: bool = False, current: bool = False, below: float | None = None
+    ) -> None:
         """The patient's age, in years; ``approximate`` when the text gives a lower bound (两岁多).
         The first age stays, unless a later one is said as now (``current``: 现在四个多月 after 42天
         of a past stay in hospital) and the first was not."""
@@ -182,7 +186,7 @@ class Draft:
         if self.subjects is None:  # everything is the patient's: the first age stays
             if self.age is None or replace:
                 self.age, self.age_end, self.age_approximate = _two_decimals(years), end, approximate
-                self.age_current = current
+                self.age_current, self.age_below = current, below
             return
         if self.age is not None and not self.age_provisional and not replace:
             return
@@ -190,7 +194,7 @@ class Draft:
         if owner == OTHER or (self.age is not None and owner == WRITER):
             return
         self.age, self.age_end, self.age_provisional = _two_decimals(years), end, owner == WRITER
-        self.age_approximate, self.age_current = approximate, current
+        self.age_approximate, self.age_current, self.age_below = approximate, current, below
 
     def same_sentence(self, start: int, end: int) -> bool:
         """No sentence end in ``text[start:end]``; the ends are found once per text, on first need."""

@@ -38,7 +38,7 @@ from ..numerals import LIMIT, SHORT, parse_digits, parse_number
 from ..policy import Policy
 from ..slot_words import CLAUSE_ONLY
 from ..text import SENTENCE_ENDS, TextViews
-from . import ages, body, bounds, combined, dates, temperatures
+from . import ages, body, bounds, combined, dates, temperature_context, temperatures
 from .draft import Draft, Grammar, Handler, masked
 from .foods import food_in_clause, outside
 from .result import SlotsResult
@@ -190,12 +190,14 @@ class SlotExtractor:
         if draft.finished:
             return
         draft.finished = True
+        if draft.age_provisional:
+            ages.settle_writer(draft)
         if draft.temperature_words:
             temperatures.unitless_readings(draft)
         if draft.replies:
             temperatures.reply_readings(draft, analytes)
         if draft.readings:
-            draft.temperature = temperatures.temperature(draft, self._cues, self._cue_patterns)
+            draft.temperature = temperature_context.temperature(draft, self._cues, self._cue_patterns)
 
     def reading(self, reference_date: date) -> Reading:
         """One request's read, shared by the red flags' age question and ``Reading.extract``."""
