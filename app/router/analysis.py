@@ -74,7 +74,8 @@ def analyze(
     cues = rules.context.lexicon.scan_group(v.text) if "p0" in hits or "symptom" in hits else None
     # Every analyte value the slot reader gives a critical word; ``red_flags`` keeps those at or above
     # their rule's threshold.
-    critical = (analytes.critical_values(v.text, hits.group("critical"), hits.group("analyte"), rules.time_opening)
+    critical = (analytes.critical_values(v.text, hits.group("critical"), hits.group("analyte"), rules.time_opening,
+                                            policy.slot_words.lab_values.units)
                 if "critical" in hits else [])
     child = read_values(v, hits)
     flags, symptoms = red_flags(rules, v, hits, squashed, critical, caller, child, cues, cut)

@@ -9,7 +9,7 @@ and holds the tighter 3× target); a hypothesis search adds texts built from the
 vocabulary.
 
 The slot scan refuses to open a Chinese numeral deep inside its run, or to end it where no tail
-can follow (app/router/slots/scan.py ``RUN_OPENING``, ``numeral_end``); a property here proves that reads
+can follow (app/router/slots/combined.py ``RUN_OPENING``, ``numeral_end``); a property here proves that reads
 every text exactly as the unrestricted scan did.
 """
 
@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from app.router import Router, load_policy, redflags
-from app.router.slots import analytes, scan
+from app.router.slots import analytes
 from app.router.numerals import CHARS, parse_number
 from app.router.slots import RUN_OPENING, numeral_end
 from app.router.text import views
@@ -89,6 +89,7 @@ def test_no_text_built_from_the_vocabulary_is_slow(motif):
 # --- the slot scan opens numerals near their run's start only, and reads the same ------------------
 
 SCAN = ROUTER._slots._scan.__self__
+SCAN_UNITS = ROUTER._slots.unit_set
 
 
 def test_the_slot_scan_restricts_where_a_numeral_opens_and_ends():
@@ -96,7 +97,7 @@ def test_the_slot_scan_restricts_where_a_numeral_opens_and_ends():
 
 
 # The scan as it was: a numeral opening anywhere in its run, and ending anywhere in it.
-NUMERAL_END = numeral_end(set(scan._BASE_UNITS) | set(POLICY.slots.measure_units))
+NUMERAL_END = numeral_end(SCAN_UNITS)
 ANYWHERE = re.compile(SCAN.pattern.replace(RUN_OPENING, "").replace(NUMERAL_END, ""))
 
 NUMERAL_WORDS = sorted(
@@ -149,7 +150,7 @@ def critical_values_word_by_word(text: str) -> list[tuple[int, int, int]]:
     def clause_of(position: int) -> int:
         return next(i for i, (low, high) in enumerate(bounds) if low <= position <= high)
 
-    numbers = [m for m in analytes._NUMBER.finditer(text)
+    numbers = [m for m in analytes.number_pattern(POLICY.slot_words.lab_values.units).finditer(text)
                if (m.end(1) - m.start(1) > 1 or "0" <= text[m.start(1)] <= "9")  # one non-ASCII digit (٧) is no value
                and not any(a[0] <= m.start(1) < a[1] for a in anchors)]
 
@@ -200,6 +201,7 @@ def test_the_shared_number_scan_finds_what_a_scan_per_word_found(words):
     text = views("".join(words)).text
     hits = POLICY.lexicon.scan(text)
     rules = POLICY.red_flags
-    values = analytes.critical_values(text, hits.group("critical"), hits.group("analyte"), rules.time_opening)
+    values = analytes.critical_values(text, hits.group("critical"), hits.group("analyte"), rules.time_opening,
+                                      POLICY.slot_words.lab_values.units)
     shared = redflags.critical_readings(rules, values) if "critical" in hits else []
     assert shared == critical_values_word_by_word(text)

@@ -92,7 +92,8 @@ def violations(router: Router, texts: dict[str, str]) -> dict[str, list[str]]:
         hits = read.hits
         rules = policy.red_flags
         if "critical" in hits and redflags.critical_readings(rules, analytes.critical_values(
-                read.views.text, hits.group("critical"), hits.group("analyte"), rules.time_opening)):
+                read.views.text, hits.group("critical"), hits.group("analyte"), rules.time_opening,
+                policy.slot_words.lab_values.units)):
             names = {rule.name for rule in policy.red_flags.critical_values}
             if any(f.term in names and f.context == "current" for f in read.red_flags):
                 found["potassium"].append(ident)

@@ -39,7 +39,7 @@ from .common import NonEmpty, Strict, Terms
 from .cues import ContextEntry
 from .facts import FactRules, FactsEntry
 from .red_flags import P0Entry, RedFlagRules, SymptomsEntry
-from .slots import SlotsEntry, SlotsPolicy
+from .slots import SlotsEntry, SlotsPolicy, SlotWords, compile_slot_words
 
 __all__ = [
     "Asking",
@@ -103,6 +103,7 @@ class Policy:
     redline: Lexicon  # red-line words only, scanned on the squashed view
     intent_lexicon: Lexicon  # intent keywords, for the squashed view when the text view has none
     slots: SlotsPolicy
+    slot_words: SlotWords  # the slot grammar's words (``[slots.*]`` families)
     asking: Asking
     write_required_slots: tuple[str, ...]
     session_only_callers: frozenset[str]
@@ -172,7 +173,7 @@ def _compile(spec: PolicyFile, digest: str) -> Policy:
     name_of = {mcp_id: entry.name for mcp_id, entry in spec.mcps.items()}
     intents = asking.compile_intents(spec.intents, name_of)
     emergency = next(i for i in intents if not spec.intents[i.order].keywords)
-    slot_words = slots.compile_slots(spec.slots, spec.context)
+    slot_dictionaries = slots.compile_slots(spec.slots, spec.context)
     p0_groups = red_flags.p0_words(spec.p0)
     redline_groups = {"p0": p0_groups["p0"], "staging": access.staging_words(spec.staging),
                       "write": access.alias_words(spec.write_tools), "critical": p0_groups["critical"]}
@@ -195,12 +196,13 @@ def _compile(spec: PolicyFile, digest: str) -> Policy:
         emergency=emergency,
         red_flags=red_flags.compile_rules(spec.p0, spec.context, spec.symptoms),
         lexicon=Lexicon(redline_groups | intent_groups | asking.asking_groups(spec.asking, spec.medicines)
-                        | slots.lexicon_groups(slot_words, spec.slots, spec.context)
+                        | slots.lexicon_groups(slot_dictionaries, spec.slots, spec.context)
                         | red_flags.symptom_words(spec.p0, spec.symptoms)
                         | (facts.lexicon_groups(spec.facts) if spec.facts else {})),
         redline=Lexicon(redline_groups),
         intent_lexicon=Lexicon(intent_groups),
-        slots=slot_words,
+        slots=slot_dictionaries,
+        slot_words=compile_slot_words(spec.slots),
         asking=asking.compile_asking(spec.asking),
         write_required_slots=tuple(spec.route.write_required_slots),
         session_only_callers=frozenset(spec.route.session_only_callers),

@@ -3,15 +3,17 @@
 Foods, analytes and meals come from the policy lexicon's single Aho-Corasick scan (the router runs
 it once per request). Everything numeric comes from **one** combined regex pass, ``scan``, whose
 branches and handlers come from one module per family of quantities, each with its rules and the
-decisions it makes where the spec is silent:
+decisions it makes where the spec is silent. The words of their grammar are the policy's
+``[slots.*]`` families (``app/router/policy/slots.py``); the modules hold the algorithm.
 
 * ``ages`` — N岁, months of age, an age said of a child in months, days or weeks, 满月;
 * ``body`` — body weight and height; ``temperatures`` — body temperature readings, and
   ``temperature_context`` — which of them is the child's current one;
 * ``dates`` — calendar and relative dates, look-back windows;
 * ``foods`` — portions of a food, and the analyte words that name a result;
-* ``scan`` — the one pattern, the order of its branches, plain numbers, patient IDs, and whose a
-  value is; ``draft`` — what one call has read so far; ``result`` — the result's shape.
+* ``combined`` — the one pattern and the order of its branches; ``scan`` — the scan, plain
+  numbers, patient IDs; ``subjects`` — whose a value is; ``draft`` — what one call has read so
+  far; ``result`` — the result's shape.
 """
 
 from ..lexicon import Hits
@@ -19,7 +21,8 @@ from ..policy import Policy
 from ..text import TextViews
 from .dates import REFERENCE_RANGE
 from .result import Quantity, SlotsResult
-from .scan import RUN_OPENING, SlotExtractor, Values, numeral_end
+from .combined import RUN_OPENING, numeral_end
+from .scan import SlotExtractor, Values
 
 __all__ = ["REFERENCE_RANGE", "RUN_OPENING", "Quantity", "SlotExtractor", "SlotsResult", "Values", "child_values", "numeral_end"]
 

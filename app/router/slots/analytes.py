@@ -22,18 +22,23 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from functools import lru_cache
 from typing import NamedTuple
 
 from .. import numerals
 from ..lexicon import Hit
+from ..text import CLAUSE_ENDS, COMMA
 
-# A number in Arabic digits or a Chinese numeral (七点二), and whatever unit-like text follows it
-# (毫摩尔/升 and 毫摩尔每升 whole: a unit read character by character would stop at 毫).
-_NUMBER = re.compile(
-    rf"(?<![a-z0-9.])(\d+(?:\.\d+)?|[{numerals.CHARS}]+)(?![\d.])\s*(毫摩尔(?:/|每)?升|[a-zμµ/%]+|[个克毫升碗片杯斤天岁次年月日号周]+)?"
-)
-_CLAUSE_MARK = re.compile("[，。！？；,!?;\n]")
-_CLAUSE_ONLY = frozenset("，,")  # a mark that cuts a clause and not its sentence
+_CLAUSE_MARK = re.compile(f"[{CLAUSE_ENDS}]")
+_COMMA = frozenset(COMMA)  # the mark that cuts a clause and not its sentence
+
+
+@lru_cache(maxsize=8)
+def number_pattern(units: str) -> re.Pattern[str]:
+    """A number in Arabic digits or a Chinese numeral (七点二), and whatever unit-like text follows
+    it, by the policy's ``lab_values.units`` (毫摩尔/升 and 毫摩尔每升 whole: a unit read character by
+    character would stop at 毫). Compiled once per policy (a policy holds one)."""
+    return re.compile(rf"(?<![a-z0-9.])(\d+(?:\.\d+)?|[{numerals.CHARS}]+)(?![\d.])\s*({units})?")
 
 
 class Value(NamedTuple):
@@ -44,10 +49,12 @@ class Value(NamedTuple):
     rule: int  # the payload of the critical word it belongs to: the critical-value rule's index
 
 
-def critical_values(text: str, words: list[Hit], analytes: list[Hit], opening: re.Pattern[str] | None) -> list[Value]:
+def critical_values(text: str, words: list[Hit], analytes: list[Hit], opening: re.Pattern[str] | None,
+                    units: str) -> list[Value]:
     """The numbers that belong to a critical word (``words``, the lexicon's "critical" group, in
     text order), each with its rule's index. ``analytes``: the slot dictionary's analyte words (a
-    number of another analyte is that analyte's); ``opening``: the time cues at a clause's start."""
+    number of another analyte is that analyte's); ``opening``: the time cues at a clause's start;
+    ``units``: the policy's ``lab_values.units``."""
     if not words:
         return []
     marks = [m.start() for m in _CLAUSE_MARK.finditer(text)]
@@ -56,7 +63,7 @@ def critical_values(text: str, words: list[Hit], analytes: list[Hit], opening: r
     first = marks[bisect_left(marks, words[0].start) - 1] + 1 if bisect_left(marks, words[0].start) else 0
     # One Chinese numeral character is a count (那一项, 一直, 两次), not a value: 七点二 and 六点九 are.
     numbers = [
-        m for m in _NUMBER.finditer(text, first)
+        m for m in number_pattern(units).finditer(text, first)
         if m.end(1) - m.start(1) > 1 or "0" <= text[m.start(1)] <= "9"
         if not _inside(anchors, starts, m.start(1))
     ]
@@ -102,7 +109,7 @@ def _owner(
     if after is not None and after[0] < high:
         return None if _number_after(numbers, after[1], high) else after
     # No word in the number's clause: the last word of the clause before, in the same sentence.
-    if before is None or clause == 0 or text[marks[clause - 1]] not in _CLAUSE_ONLY:
+    if before is None or clause == 0 or text[marks[clause - 1]] not in _COMMA:
         return None
     previous = marks[clause - 2] + 1 if clause > 1 else 0
     if before[0] < previous:

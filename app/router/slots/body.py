@@ -25,94 +25,99 @@ from __future__ import annotations
 
 import re
 
-from .draft import FILL, METRE, NUM, OTHER, WRITER, Draft, Handler, led, number, supposed
-from .foods import food_in_clause
 from ..numerals import parse_number
+from ..policy.slots import SlotWords
+from ..text import CLAUSE_ENDS, LIST_MARK
+from .draft import NUM, OTHER, WRITER, Draft, Handler, fill, led, number, supposed
+from .foods import food_in_clause
 
 _LIANG = "[0-9](?![0-9.])|[一二三四五六七八九]"  # the 两 of 7斤4两
 _METRE_TAIL = r"[0-9]{1,2}(?![0-9.])|[零一二三四五六七八九]{1,2}"  # 一米二, 1米25
-# A preceding character that turns 重 into another word: 超重 (overweight), 加重 (worsens) — the
-# number after them is not a body weight.
-_NOT_WEIGHT = frozenset("严加过超偏较沉")
-WEIGHT_UNITS = frozenset({"公斤", "千克", "kg", "斤"})
 # A weight right after an age (十七个月男宝，12公斤): at most this many characters after it, in the same sentence.
 _WEIGHT_AFTER_AGE = 8
-_CLAUSE_OPENERS = ",;、"  # a clause of the age's sentence starts after one
-# After a weight that opens the message: an approximation, a particle, and the end of its clause
-# (6斤一两，不是一直吐: the parent answers the weight first).
-# 多 is a lower bound (14斤多); 应该 a guess at it (14斤多吧应该).
-_OWN_CLAUSE = re.compile("多?(?:左右|上下|的样子)?(?:应该|吧|啊|呢|了){0,2}[ \t]*(?:[,。!?;\n]|$)")
-# Before a weight that opens a clause: it is said as reached (有12斤, 都有26斤了, 已经20斤了).
-_HAS = ("有", "都有", "已经有", "已有", "只有", "已经", "都")
-_WEIGHT_UNIT = re.compile(f"[0-9.零〇一二两三四五六七八九十百千万点半 \\t]*(?:公斤|千克|kg|斤(?:(?:{_LIANG})两)?)")
-# Before a weight: it was the birth weight (出生体重5.3斤), or it is the current one (现体重8斤,
-# 以前140斤现在126斤, 前年60公斤今年64公斤). A weight ranks birth < stated < current; a later
-# weight replaces an earlier one of a lower rank only.
-_BIRTH = re.compile(
-    "(?:出生|生下来|生的)(?:时|的时候)?的?(?:体重)?[ \\t,、]*$"
-    # a past moment (三岁时体重15公斤, 住院的时候体重10公斤, 那时候12斤): a weight then, never now;
-    # not 平时 / 有时 (usually, sometimes)
-    "|(?<![平有同按及随小])(?:时|时候)的?(?:体重)?[ \\t,:、]*$"
-    # 足月 / 早产 with a weight after it in its clause (足月的可是体重只有五斤): the weight at birth.
-    "|(?:足月|早产)[^,。!?;\\n现目]{0,5}$"
-)
+# A clause of the age's sentence starts after one (a sentence end there fails ``same_sentence`` first).
+_CLAUSE_OPENERS = CLAUSE_ENDS + LIST_MARK
+# Where a word said as reached (有12斤) may open: a clause, or after a blank.
+_OPENS = frozenset(CLAUSE_ENDS + LIST_MARK + " ")
+# The policy's ``body.birth`` is searched this far before a weight, ``body.current`` this far.
 _BIRTH_REACH = 10
-# Before a weight without 体重: a change (体重增加一斤半, 长了2斤, 瘦了3斤), not a weight.
-_CHANGE = ("增加了", "增加", "增长了", "增长", "长了", "涨了", "重了", "胖了", "瘦了", "减了", "轻了", "掉了", "少了",
-           "多了", "减少了", "下降了", "长", "涨")
-_CURRENT = re.compile("(?:现在|目前|如今|今年|现)(?:我|是|有|已经|已|才|只有|体重)*[ \t]*$")
+_CURRENT_REACH = 8
 BIRTH_RANK, STATED_RANK, MOMENT_RANK, CURRENT_RANK = 0, 1, 2, 3
-# Before a weight: a later moment than birth (出生三公斤，满月四公斤, 百天12斤): above a weight said with no
-# moment, below a current one.
-_LATER_MOMENT = ("满月", "满月时", "满月的时候", "百天", "百天时", "半岁", "半岁时")
-# Height and weight named together, then their two values in the same order (``measure_pairs``).
-_PAIR = re.compile(
-    "(?:(?P<h1>身高|身长)[ \\t]*[/、和与]?[ \\t]*体重|体重[ \\t]*[/、和与]?[ \\t]*(?:身高|身长))[ \\t:=是为]*"
-    "(?P<a>[0-9]{1,3}(?:\\.[0-9]+)?)[ \\t]*(?:cm|厘米|公分|kg|公斤|千克)?[ \\t]*[/、,][ \\t]*"
-    "(?P<b>[0-9]{1,3}(?:\\.[0-9]+)?)(?![0-9.])[ \\t]*(?P<u>斤|公斤|千克|kg|cm|厘米|公分)?"
-)
 _HEIGHT_RANGE = (30.0, 200.0)
 _WEIGHT_RANGE = (1.5, 150.0)
 _WRITER_RANKS = 4  # a writer's weight with a patient word after it ranks this much lower
 
-# Unit tails (after a number at the match start): 30斤重, 1.2米, 38.5度.
-TAILS = {
-    "wt2": "(?P<wt2_u>公斤|千克|kg(?![a-z])|斤)(?=重)",
-    # 六斤一两, 7斤4两: a weight in 斤 and 两 (a tenth of a 斤).
-    "jl": f"(?P<jl_u>斤)(?P<jl_n>{_LIANG})两",
-    "metre": f"(?P<metre_u>{METRE}|m(?![a-z0-9]))(?P<metre_t>{_METRE_TAIL})?",
-}
-# Context-led branches (first characters, body): 体重30斤, 身高120.
-LED = {
-    "wt": (
-        "体重",
-        led("体重", "重") + FILL + number("wt") + f"[ \\t]*(?P<wt_u>公斤|千克|kg(?![a-z])|斤)(?:(?<=斤)(?P<wt_l>{_LIANG})两|(?P<wt_h>半))?",
-    ),
-    "ht": (
-        "身",
-        f"(?<=身)高{FILL}(?P<ht_n>{NUM})[ \\t]*(?:(?P<ht_u>厘米|公分|cm(?![a-z]))"
-        f"|(?P<ht_m>{METRE}|m(?![a-z0-9]))(?P<ht_t>{_METRE_TAIL})?)?",
-    ),
-}
+
+def metre(words: SlotWords) -> str:
+    """米 as a unit: not where it is rice (二两米饭), policy ``body.metre_not_before``."""
+    return re.escape(words.body.metre) + f"(?![{''.join(words.body.metre_not_before)}])"
+
+
+def _units(units: tuple[str, ...], guard: bool = True, jin: str = "", liang: str = "") -> str:
+    """An alternation of ``units`` in the policy's order; with ``guard``, an ASCII unit must not run
+    into a letter (kg, not kgs); with ``liang``, the jin unit may take its liang after it (7斤4两)."""
+    return "|".join(
+        re.escape(u) + ("(?![a-z])" if guard and u.isascii() else "")
+        + (f"(?:(?:{_LIANG}){re.escape(liang)})?" if liang and u == jin else "")
+        for u in units
+    )
+
+
+def weight_unit(words: SlotWords) -> re.Pattern[str]:
+    """A weight's unit after its number (``_unit_end``): 12斤, 7斤4两, 五公斤."""
+    b = words.body
+    return re.compile(f"[0-9.零〇一二两三四五六七八九十百千万点半 \\t]*(?:{_units(b.weight_units, False, b.jin, b.liang)})")
+
+
+def tails(words: SlotWords) -> dict[str, str]:
+    """Unit tails (after a number at the match start): 30斤重, 7斤4两, 1.2米."""
+    b = words.body
+    metre_unit = metre(words)
+    return {
+        "wt2": f"(?P<wt2_u>{_units(b.weight_units)})(?={re.escape(b.weight_short)})",
+        "jl": f"(?P<jl_u>{re.escape(b.jin)})(?P<jl_n>{_LIANG}){re.escape(b.liang)}",
+        "metre": f"(?P<metre_u>{metre_unit}|m(?![a-z0-9]))(?P<metre_t>{_METRE_TAIL})?",
+    }
+
+
+def led_branches(words: SlotWords) -> dict[str, tuple[str, str]]:
+    """Context-led branches (first characters, body): 体重30斤, 身高120."""
+    b = words.body
+    filler, metre_unit = fill(words), metre(words)
+    weights = b.weight_words + (b.weight_short,)
+    return {
+        "wt": (
+            "".join(dict.fromkeys(w[0] for w in weights)),
+            led(*weights) + filler + number("wt") + f"[ \\t]*(?P<wt_u>{_units(b.weight_units)})"
+            f"(?:(?<={re.escape(b.jin)})(?P<wt_l>{_LIANG}){re.escape(b.liang)}|(?P<wt_h>半))?",
+        ),
+        "ht": (
+            "".join(dict.fromkeys(w[0] for w in b.height_words)),
+            led(*b.height_words) + f"{filler}(?P<ht_n>{NUM})[ \\t]*(?:(?P<ht_u>{_units(b.height_units)})"
+            f"|(?P<ht_m>{metre_unit}|m(?![a-z0-9]))(?P<ht_t>{_METRE_TAIL})?)?",
+        ),
+    }
 
 
 def on_weight(m: re.Match[str], d: Draft) -> None:
     if m.lastgroup == "wt":
         quantity, unit = d.quantity(m, *m.span("wt_n"), "wt_u", "wt_h"), m.group("wt_u")  # 体重八公斤半
-        if d.text[m.start()] == "重" and m.start() and d.text[m.start() - 1] in _NOT_WEIGHT:
+        b = d.words.body
+        # 超重 (overweight), 加重 (worsens): the number after them is no body weight.
+        if m.start() and d.text.startswith(b.weight_short, m.start()) and d.text[m.start() - 1] in b.not_weight:
             return
     else:
         quantity, unit = d.quantity(m, m.start(), m.start("e"), "wt2_u"), m.group("wt2_u")
     if quantity is not None:
         start = m.start()
         value = quantity["value"] + (_liang(m, d, "wt_l") if m.lastgroup == "wt" else 0)
-        if _BIRTH.search(d.text, max(0, start - _BIRTH_REACH), start):
+        if d.words.body.birth.search(d.text, max(0, start - _BIRTH_REACH), start):
             rank = BIRTH_RANK
-        elif _CURRENT.search(d.text, max(0, start - 8), start):
+        elif d.words.body.current.search(d.text, max(0, start - _CURRENT_REACH), start):
             rank = CURRENT_RANK
         else:
             rank = STATED_RANK
-        set_weight(d, start, value, unit, rank, approximate=d.text.startswith("多", m.end()))
+        set_weight(d, start, value, unit, rank, approximate=d.text.startswith(d.words.numbers.more, m.end()))
 
 
 def _liang(m: re.Match[str], d: Draft, group: str) -> float:
@@ -123,7 +128,7 @@ def _liang(m: re.Match[str], d: Draft, group: str) -> float:
     quantity = d.quantity(m, start, m.end(group))
     if quantity is None:
         return 0
-    quantity["unit"], quantity["raw"] = "两", d.cased[start : m.end(group) + 1]
+    quantity["unit"], quantity["raw"] = d.words.body.liang, d.cased[start : m.end(group) + 1]
     return quantity["value"] / 10
 
 
@@ -137,7 +142,7 @@ def on_jin_liang(m: re.Match[str], d: Draft) -> None:
     if food_in_clause(d, m):
         d.measures.extend((len(d.numbers) - 2, len(d.numbers) - 1))
         return
-    bare_weight(d, start, jin["value"] + liang, "斤")
+    bare_weight(d, start, jin["value"] + liang, d.words.body.jin)
 
 
 def on_height(m: re.Match[str], d: Draft) -> None:
@@ -173,11 +178,12 @@ def measure_pairs(d: Draft) -> None:
     """身高/体重：70.5/8.3, 体重、身高 9.5、72: two measures named together, their values after them in
     the same order (a form's line), both in a child's range: the height, and the weight unless one
     was read already."""
-    for m in _PAIR.finditer(d.text):
+    jin = d.words.body.jin
+    for m in d.words.body.pair.finditer(d.text):
         first, second = float(m.group("a")), float(m.group("b"))
         height, weight = (first, second) if m.group("h1") else (second, first)
-        unit = "斤" if m.group("u") == "斤" and m.group("h1") else "kg"  # 70.5/16.6斤: the weight's unit
-        kilograms = weight * (0.5 if unit == "斤" else 1)
+        unit = jin if m.group("u") == jin and m.group("h1") else "kg"  # 70.5/16.6斤: the weight's unit
+        kilograms = weight * (0.5 if unit == jin else 1)
         if not (_HEIGHT_RANGE[0] <= height <= _HEIGHT_RANGE[1] and _WEIGHT_RANGE[0] <= kilograms <= _WEIGHT_RANGE[1]):
             continue
         if d.others(m.start()):
@@ -187,18 +193,20 @@ def measure_pairs(d: Draft) -> None:
             set_weight(d, m.start(), weight, unit, STATED_RANK)
 
 
-def _has(text: str, start: int) -> bool:
-    """A word of ``_HAS`` right before ``start`` that opens the text or a clause."""
-    for word in _HAS:
+def _has(d: Draft, start: int) -> bool:
+    """A word of the policy's ``body.has`` (有12斤, 已经20斤了) right before ``start`` that opens
+    the text or a clause; the first word of the list that ends there decides."""
+    text = d.text
+    for word in d.words.body.has:
         if text.endswith(word, 0, start):
             before = start - len(word)
-            return before == 0 or text[before - 1] in ",。!?;、\n "
+            return before == 0 or text[before - 1] in _OPENS
     return False
 
 
-def _unit_end(text: str, start: int) -> int:
-    m = _WEIGHT_UNIT.match(text, start)
-    return m.end() if m else len(text) + 1
+def _unit_end(d: Draft, start: int) -> int:
+    m = d.grammar.weight_unit.match(d.text, start)
+    return m.end() if m else len(d.text) + 1
 
 
 def set_weight(d: Draft, start: int, value: float, unit: str, rank: int, approximate: bool = False) -> None:
@@ -206,36 +214,37 @@ def set_weight(d: Draft, start: int, value: float, unit: str, rank: int, approxi
     weight with a patient word after it ranks below every weight of the patient's."""
     if rank == BIRTH_RANK or (d.weight is not None and rank <= d.weight_rank):
         return  # a birth weight is a past value (SPEC §4.4 revision 2): it never fills
-    if supposed(d.text, start):
+    if supposed(d, start):
         return
+    half = unit == d.words.body.jin  # a 斤 is half a kilogram
     if d.subjects is None:  # everything is the patient's
-        d.weight, d.weight_rank = round(float(value * (0.5 if unit == "斤" else 1)), 2), rank
+        d.weight, d.weight_rank = round(float(value * (0.5 if half else 1)), 2), rank
         d.weight_approximate = approximate
         return
     owner = d.owner(start)
     if owner == WRITER:
         rank -= _WRITER_RANKS
     if owner != OTHER and (d.weight is None or rank > d.weight_rank):
-        d.weight, d.weight_rank = round(float(value * (0.5 if unit == "斤" else 1)), 2), rank
+        d.weight, d.weight_rank = round(float(value * (0.5 if half else 1)), 2), rank
         d.weight_approximate = approximate
 
 
 def bare_weight(d: Draft, start: int, value: float, unit: str) -> None:
     """A weight without 体重: said as the current one (现在150斤), a few characters after the age in
     its sentence (十七个月男宝，12公斤), or opening a clause after the age's (宝宝17个月，不爱吃饭，22斤)."""
-    text = d.text
-    if text.endswith(_CHANGE, 0, start):
+    text, b = d.text, d.words.body
+    if text.endswith(b.change, 0, start):
         return  # 体重增加一斤半: how much it changed
-    end = _unit_end(text, start)
-    if _BIRTH.search(text, max(0, start - _BIRTH_REACH), start):
+    end = _unit_end(d, start)
+    if b.birth.search(text, max(0, start - _BIRTH_REACH), start):
         rank = BIRTH_RANK
-    elif _CURRENT.search(text, max(0, start - 8), start):
+    elif b.current.search(text, max(0, start - _CURRENT_REACH), start):
         rank = CURRENT_RANK
-    elif text.endswith(_LATER_MOMENT, 0, start):
+    elif text.endswith(b.later_moments, 0, start):
         rank = MOMENT_RANK
-    elif start == 0 and _OWN_CLAUSE.match(text, end):
+    elif start == 0 and b.own_clause.match(text, end):
         rank = STATED_RANK  # 7.5公斤, 12斤左右吧: the clause is the weight
-    elif _has(text, start) and (_OWN_CLAUSE.match(text, end) or text.startswith("了", end)):
+    elif _has(d, start) and (b.own_clause.match(text, end) or text.startswith(b.reached, end)):
         rank = STATED_RANK  # 有12斤, 有20斤了: said as reached
     elif d.age_end >= 0 and d.age_end <= start and d.same_sentence(d.age_end, start) and (
         start - d.age_end <= _WEIGHT_AFTER_AGE or d.text[start - 1] in _CLAUSE_OPENERS
@@ -243,7 +252,7 @@ def bare_weight(d: Draft, start: int, value: float, unit: str) -> None:
         rank = STATED_RANK
     else:
         return
-    set_weight(d, start, value, unit, rank, approximate=text.startswith("多", end))
+    set_weight(d, start, value, unit, rank, approximate=text.startswith(d.words.numbers.more, end))
 
 
 HANDLERS: dict[str, Handler] = {

@@ -56,7 +56,7 @@ class UpperBounds:
         if self._hint(d.text) is None:
             return lowest
         for m in self._find(d.text):
-            if d.others(m.start()) or supposed(d.text, m.start()):
+            if d.others(m.start()) or supposed(d, m.start()):
                 continue
             if m.group("newborn"):
                 days: float | None = _NEWBORN_DAYS

@@ -15,48 +15,65 @@ from __future__ import annotations
 import re
 from datetime import date, timedelta
 
-from .draft import CN, NUM, SPAN_UNIT, WEEK, Draft, Handler, led, number
 from ..numerals import parse_number
+from ..policy.slots import SlotWords
+from .draft import CN, NUM, Draft, Handler, led, number
 
-_WITHIN = "(?:以内|之内|内(?!瘘)|以来)"
-WEEK_UNITS = frozenset({"周", "星期", "个星期", "礼拜", "个礼拜"})
-_DAYS_PER = {"天": 1, "周": 7, "星期": 7, "个星期": 7, "礼拜": 7, "个礼拜": 7, "个月": 30, "年": 365}
-_RELATIVE_DAYS = {"今天": 0, "今日": 0, "昨天": -1, "昨日": -1, "前天": -2, "大前天": -3, "明天": 1, "明日": 1}
-_RELATIVE_DELTAS = {word: timedelta(days=days) for word, days in _RELATIVE_DAYS.items()}
 _ONE_WEEK = timedelta(days=7)
 # The reference dates that every relative word resolves against to a date: 上周一 said on a Sunday
 # reaches 13 days back, 明天 one day forward (N天前 is checked as it is read).
 REFERENCE_RANGE = (date.min + timedelta(days=13), date.max - timedelta(days=1))
-_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
-_WEEKDAYS.update({str(n): n - 1 for n in range(1, 8)})
-# A preceding character that turns 近 into another word: 将近 (nearly), 接近, 靠近, 附近 — the
-# number after them is not a window.
-_NOT_WINDOW = frozenset("将接靠附")
-_PREGNANT = "孕"  # 孕22周, 早孕22周: a pregnancy, not a time window
+# How far before a week count its pregnancy word may be (孕22周, 早孕22周).
+_PREGNANT_REACH = 2
 
-# After four digits at the match start: 2026-03-05, 2026/3/5, 2026.3.5, 2026年3月5日.
-DATE_TAIL = (
-    r"(?<![0-9]{5})(?<=[0-9]{4})(?:(?P<sep>[-/.])(?P<m1>[0-9]{1,2})(?P=sep)(?P<d1>[0-9]{1,2})"
-    r"|[ \t]*年[ \t]*(?P<m2>[0-9]{1,2})[ \t]*月[ \t]*(?P<d2>[0-9]{1,2})[ \t]*[日号]?)(?![0-9])"
-)
-# Unit tails (after a number at the match start): 3月5日, 三天前, 7天内.
-TAILS = {
-    "md": f"月[ \\t]*(?P<dd>[0-9]{{1,2}}|{CN})[ \\t]*[日号]",
-    "ago": f"(?P<ago_u>天|{WEEK})(?:以前|之前|前)",
-    "wsuf": f"(?P<wsuf_u>{SPAN_UNIT}){_WITHIN}",
-}
-# Context-led branches (first characters, body): 最近7天, 昨天, 上周三.
-LED = {
-    "win": (
-        "最过近",
-        led("最近", "过去", "近") + "(?:的|这)?[ \\t]*" + number("win") + f"[ \\t]*(?P<win_u>{SPAN_UNIT}){_WITHIN}?",
-    ),
-    "rel": (
-        "大前昨今明上",
-        "(?:(?<=大)前天|(?<![之以提]前)(?<=前)天|(?<=[昨今明])[天日]"
-        "|(?<=上)个?(?:周|星期|礼拜)(?P<wd>[一二三四五六日天1-7](?![0-9次回遍个天周]))?)",
-    ),
-}
+
+def _alternation(words: tuple[str, ...]) -> str:
+    return "|".join(map(re.escape, words))
+
+
+def span_unit(words: SlotWords) -> str:
+    """The units of a time window: the day (the first of ``dates.span_units``), the week's own
+    pattern, then the other units (a month, a year)."""
+    day, *longer = words.dates.span_units
+    return "|".join([re.escape(day), words.dates.week, *map(re.escape, longer)])
+
+
+def date_tail(words: SlotWords) -> str:
+    """After four digits at the match start: 2026-03-05, 2026/3/5, 2026.3.5, 2026年3月5日."""
+    w = words.dates
+    year, month, day = re.escape(w.year), re.escape(w.month), "".join(w.day)
+    return (
+        r"(?<![0-9]{5})(?<=[0-9]{4})(?:(?P<sep>[-/.])(?P<m1>[0-9]{1,2})(?P=sep)(?P<d1>[0-9]{1,2})"
+        rf"|[ \t]*{year}[ \t]*(?P<m2>[0-9]{{1,2}})[ \t]*{month}[ \t]*(?P<d2>[0-9]{{1,2}})[ \t]*[{day}]?)(?![0-9])"
+    )
+
+
+def tails(words: SlotWords) -> dict[str, str]:
+    """Unit tails (after a number at the match start): 3月5日, 三天前, 7天内."""
+    w = words.dates
+    return {
+        "md": f"{re.escape(w.month)}[ \\t]*(?P<dd>[0-9]{{1,2}}|{CN})[ \\t]*[{''.join(w.day)}]",
+        "ago": f"(?P<ago_u>{re.escape(w.span_units[0])}|{w.week})(?:{_alternation(w.ago)})",
+        "wsuf": f"(?P<wsuf_u>{span_unit(words)}){w.within}",
+    }
+
+
+def led_branches(words: SlotWords) -> dict[str, tuple[str, str]]:
+    """Context-led branches (first characters, body): 最近7天, 昨天, 上周三."""
+    w = words.dates
+    return {
+        "win": (
+            "".join(dict.fromkeys(word[0] for word in w.window_words + (w.window_short,))),
+            led(*w.window_words, w.window_short) + f"(?:{_alternation(w.window_fill)})?[ \\t]*" + number("win")
+            + f"[ \\t]*(?P<win_u>{span_unit(words)}){w.within}?",
+        ),
+        "rel": ("".join(w.relative_first), w.relative),
+    }
+
+
+def frequency(words: SlotWords) -> re.Pattern[str]:
+    """A frequency after a week count (一周三次): no window."""
+    return re.compile(f"[ \\t]*(?:{NUM}|{_alternation(words.dates.some)})[ \\t]*[{''.join(words.dates.frequency)}]")
 
 
 def on_ymd(m: re.Match[str], d: Draft) -> None:
@@ -72,13 +89,14 @@ def on_md(m: re.Match[str], d: Draft) -> None:
 
 
 def on_relative(m: re.Match[str], d: Draft) -> None:
-    delta = _RELATIVE_DELTAS.get(m.group())
+    days = d.words.dates.relative_days.get(m.group())
     try:
-        if delta is not None:
-            d.add_date(d.reference + delta)
+        if days is not None:
+            d.add_date(d.reference + timedelta(days=days))
         elif m.group("wd"):  # 上周三: the Wednesday of the previous week
             monday = d.reference - timedelta(days=d.reference.weekday() + 7)
-            d.add_date(monday + timedelta(days=_WEEKDAYS[m.group("wd")]))
+            wd = m.group("wd")
+            d.add_date(monday + timedelta(days=int(wd) - 1 if "0" <= wd <= "9" else d.words.dates.weekdays[wd]))
         else:
             d.add_date(d.reference - _ONE_WEEK)
     except OverflowError:
@@ -90,7 +108,7 @@ def on_ago(m: re.Match[str], d: Draft) -> None:
     if value is None or isinstance(value, float):
         return  # 三四天前, 1.5天前: not one day
     try:
-        d.add_date(d.reference - timedelta(days=value * _DAYS_PER[m.group("ago_u")]))
+        d.add_date(d.reference - timedelta(days=value * d.words.dates.days_per[m.group("ago_u")]))
     except OverflowError:
         return  # before year 1: not a date
 
@@ -98,12 +116,14 @@ def on_ago(m: re.Match[str], d: Draft) -> None:
 def on_window(m: re.Match[str], d: Draft) -> None:
     if m.lastgroup == "win":
         quantity, unit = d.quantity(m, *m.span("win_n"), "win_u"), m.group("win_u")
-        if d.text[m.start()] == "近" and m.start() and d.text[m.start() - 1] in _NOT_WINDOW:
+        w = d.words.dates
+        # 将近 (nearly), 接近, 靠近, 附近: the number after them is no window.
+        if m.start() and d.text.startswith(w.window_short, m.start()) and d.text[m.start() - 1] in w.not_window:
             return
     else:
         quantity, unit = d.quantity(m, m.start(), m.start("e"), "wsuf_u"), m.group("wsuf_u")
     if quantity is not None and d.window is None and (d.subjects is None or not d.others(m.start())):
-        d.window = round_half_up(quantity["value"] * _DAYS_PER[unit])
+        d.window = round_half_up(quantity["value"] * d.words.dates.days_per[unit])
 
 
 def add_calendar_date(d: Draft, year: int, month: str, day: str) -> None:
@@ -116,19 +136,17 @@ def add_calendar_date(d: Draft, year: int, month: str, day: str) -> None:
         return  # 2月30日: shaped like a date, not one; its numbers are not quantities either
 
 
-_FREQUENCY = re.compile(f"[ \\t]*(?:{NUM}|几)[ \\t]*[次回顿]")
-
-
 def is_bare_span(d: Draft, m: re.Match[str]) -> bool:
     """两周 alone is a window; 第二周, 每两周, 一周三次 and 两周后 are not."""
     start, end = m.span()
-    if start and d.text[start - 1] in "第每":
+    w = d.words.dates
+    if start and d.text[start - 1] in w.not_span_before:
         return False
-    if _PREGNANT in d.text[max(0, start - 2) : start]:
+    if w.pregnant in d.text[max(0, start - _PREGNANT_REACH) : start]:
         return False  # 孕22周, 早孕22周: weeks of a pregnancy
-    if d.text.startswith(("后", "以后", "之后"), end):
+    if d.text.startswith(w.not_span_after, end):
         return False
-    return _FREQUENCY.match(d.text, end) is None
+    return d.grammar.frequency.match(d.text, end) is None
 
 
 def round_half_up(value: float) -> int:

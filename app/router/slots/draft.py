@@ -12,22 +12,21 @@ from typing import Callable
 
 from ..lexicon import Hit
 from ..numerals import CHARS, LIMIT, SHORT, parse_number
-from ..text import TextViews
+from ..policy.slots import SlotWords
+from ..text import SENTENCE_ENDS, TextViews
 from .result import Quantity
 
 AR = r"[0-9]+(?:\.[0-9]+)?"
 CN = f"[{CHARS}]+"
 NUM = f"{AR}|{CN}"
-# Words allowed between a context word (体重, 身高) and its number: 体重是30斤, 身高：120.
-FILL = r"(?:[ \t:=]|是|为|有|约|大约|大概|现在|目前|只有|才|一直|保持|维持|在)*"
-# 米 is rice as often as it is a metre: 二两米饭, 一米二 (1.2 m).
-METRE = "米(?![饭粥粉面线糊酒醋])"
-WEEK = "周(?!岁)|个?星期|个?礼拜"
-SPAN_UNIT = f"天|{WEEK}|个月|年"  # units of a time window
-SENTENCE_ENDS = "。!?;\n"
 _SENTENCE_END = re.compile(f"[{SENTENCE_ENDS}]")
 START = itemgetter(0)  # of a Hit or a (start, end) mask
 PATIENT, OTHER, WRITER = 0, 1, 2  # whose a subject word is (``Draft.subjects``)
+
+
+def fill(words: SlotWords) -> str:
+    """Words allowed between a context word (体重, 身高) and its number: 体重是30斤, 身高：120."""
+    return "(?:[ \\t:=]|" + "|".join(map(re.escape, words.numbers.fill)) + ")*"
 
 
 def led(*words: str) -> str:
@@ -55,6 +54,16 @@ def masked(masks: list[tuple[int, int]], start: int) -> bool:
     return index > 0 and start < masks[index - 1][1]
 
 
+class Grammar:
+    """The slot grammar of one policy: its words, and the patterns the readers build of them and
+    search outside the one scan (built once, with the extractor)."""
+
+    __slots__ = ("words", "weight_unit", "frequency")
+
+    def __init__(self, words: SlotWords, weight_unit: re.Pattern[str], frequency: re.Pattern[str]):
+        self.words, self.weight_unit, self.frequency = words, weight_unit, frequency
+
+
 class Draft:
     """What one ``extract`` call has read so far; the handlers fill it in text order."""
 
@@ -62,10 +71,12 @@ class Draft:
                  "age", "weight", "height", "window", "clause_marks", "age_end", "weight_rank",
                  "subjects", "children", "last_patient", "last_other", "age_provisional", "temperature_words",
                  "sentence_ends", "readings", "replies", "replied", "age_approximate", "age_current", "dosage",
-                 "weight_approximate", "temperature_approximate", "temperature", "temperature_at", "finished", "age_below")
+                 "weight_approximate", "temperature_approximate", "temperature", "temperature_at", "finished", "age_below",
+                 "grammar", "words")
 
-    def __init__(self, views: TextViews, reference: date, foods: list[Hit], masks: list[tuple[int, int]]):
+    def __init__(self, views: TextViews, reference: date, foods: list[Hit], masks: list[tuple[int, int]], grammar: Grammar):
         self.cased, self.text, self.reference, self.foods, self.masks = views.cased, views.text, reference, foods, masks
+        self.grammar, self.words = grammar, grammar.words
         # Dicts as ordered sets: a membership test per ID or date costs the same however many came before.
         self.ids: dict[str, None] = {}
         self.dates: dict[str, None] = {}
@@ -149,8 +160,10 @@ class Draft:
         if index == 0:
             return PATIENT
         owner = subjects[index - 1][1]
+        possessive = self.words.numbers.possessive
         if owner == PATIENT or (
-            end >= 0 and (end in self.children or (self.text.startswith("的", end) and end + 1 in self.children))
+            end >= 0
+            and (end in self.children or (self.text.startswith(possessive, end) and end + len(possessive) in self.children))
         ):
             return PATIENT
         if owner == WRITER and self.last_other < position:
@@ -167,7 +180,7 @@ class Draft:
         """The patient's age, in years; ``approximate`` when the text gives a lower bound (两岁多).
         The first age stays, unless a later one is said as now (``current``: 现在四个多月 after 42天
         of a past stay in hospital) and the first was not."""
-        if supposed(self.text, start):
+        if supposed(self, start):
             return
         replace = current and not self.age_current
         if self.subjects is None:  # everything is the patient's: the first age stays
@@ -194,17 +207,17 @@ class Draft:
 
 Handler = Callable[[re.Match[str], Draft], None]
 
-# Before a value in its clause: a supposition (如果孩子体重10公斤, 要是两岁) or a rule said in general
-# (一般体重15公斤的孩子): no value of the child (SPEC §4.4 revision 2: hypothetical values never fill).
-_SUPPOSED = re.compile("(?:如果|假如|假设|假若|倘若|万一|(?<![主只需])要是|一般)[^,。!?;\n]{0,10}$")
+# How far before a value its supposition may open (the policy's ``numbers.supposed``).
 _SUPPOSED_REACH = 14
-_SUPPOSED_WORDS = ("如果", "假", "倘若", "万一", "要是", "一般")
 
 
-def supposed(text: str, start: int) -> bool:
-    """Whether the value at ``start`` is said under a supposition in its clause (``_SUPPOSED``)."""
-    window = text[max(0, start - _SUPPOSED_REACH) : start]
-    return any(word in window for word in _SUPPOSED_WORDS) and _SUPPOSED.search(text, max(0, start - _SUPPOSED_REACH), start) is not None
+def supposed(d: Draft, start: int) -> bool:
+    """Whether the value at ``start`` is said under a supposition (如果孩子体重10公斤, 要是两岁) or a
+    rule said in general (一般体重15公斤的孩子) in its clause: no value of the child (SPEC §4.4
+    revision 2: hypothetical values never fill). The words are looked for before the pattern."""
+    numbers = d.words.numbers
+    window = d.text[max(0, start - _SUPPOSED_REACH) : start]
+    return any(word in window for word in numbers.supposed_words) and numbers.supposed.search(d.text, max(0, start - _SUPPOSED_REACH), start) is not None
 
 
 def _two_decimals(years: float) -> float:

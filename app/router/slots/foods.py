@@ -4,7 +4,8 @@ food, and which analyte words name a result at all.
 
 Decisions where the spec is silent (each has a row in tests/router/test_slots.py):
 
-* 斤 / 两 are food measures only with a food in the same clause (长了两斤 is not a portion);
+* 斤 / 两 (policy ``portions.food_bound_units``) are food measures only with a food in the same
+  clause (长了两斤 is not a portion);
 * a salt inside a medicine name (氯化钠注射液) is no analyte.
 """
 
@@ -14,12 +15,11 @@ import re
 from bisect import bisect_left
 
 from ..lexicon import Hit
+from ..text import CLAUSE_ENDS, LIST_MARK
 from .draft import START, Draft
 
-# 斤 and 两 weigh a child as well as a food: a portion only with a food in the same clause.
-FOOD_BOUND_UNITS = frozenset({"斤", "两"})
-# Clause ends as the text view has them (NFKC turns ，！？； into ASCII); 、 separates list items.
-_CLAUSE = re.compile("[,。!?;、\n]")
+# A portion's clause ends at a clause end or a list mark.
+_CLAUSE = re.compile(f"[{CLAUSE_ENDS}{LIST_MARK}]")
 
 
 def food_in_clause(d: Draft, m: re.Match[str]) -> bool:

@@ -34,150 +34,21 @@ from operator import attrgetter
 
 from ..built import builder
 from ..lexicon import Hit, Hits
-from ..numerals import CHARS, LIMIT, SHORT, parse_digits, parse_number
+from ..numerals import LIMIT, SHORT, parse_digits, parse_number
 from ..policy import Policy
-from ..text import TextViews
-from . import ages, body, bounds, dates, temperature_context, temperatures
-from .draft import METRE, OTHER, PATIENT, WRITER, Draft, Handler, masked
-from .foods import FOOD_BOUND_UNITS, food_in_clause, outside
+from ..text import COMMA, SENTENCE_ENDS, TextViews
+from . import ages, body, bounds, combined, dates, temperature_context, temperatures
+from .draft import Draft, Grammar, Handler, masked
+from .foods import food_in_clause, outside
 from .result import SlotsResult
+from .subjects import Subjects
 
-# ---------------------------------------------------------------------------------------------
-# The combined pattern.
-#
-# Shape: one character class of every character a slot can start with, then one branch per slot
-# kind, each guarded by a look-behind on that first character and closed by an empty group named
-# after the kind (so ``Match.lastgroup`` is the kind and ``Match.lastindex`` its index). The
-# leading class lets sre skip every other character in C; branches that opened with a capturing
-# group would be tried one by one at every position instead (8× slower on a 100-character
-# message). A number-led branch has no group for its number: the number runs from the match
-# start to the empty group ``e``.
-# ---------------------------------------------------------------------------------------------
+_TERM, _PAYLOAD = attrgetter("term"), attrgetter("payload")
+# The full-width full stop, the one sentence end NFKC keeps: between digits parents write it for
+# a decimal point (PH6。0).
+_STOP = "".join(ch for ch in SENTENCE_ENDS if not ch.isascii())
+_POINTS = _STOP + COMMA  # what ``_decimals`` may read as a decimal point
 
-
-# Units a number may carry besides the policy's measure units; folded like the text view.
-# 日 and 号 are left out on purpose: 3日 is a day of the month as often as a duration.
-_BASE_UNITS = (
-    "mmol/l", "μmol/l", "umol/l", "mg/dl", "g/dl", "mg/l", "g/l", "ml/min/1.73m2", "ml/min", "mg/kg", "g/kg",
-    "kcal", "mmhg", "kg", "mg", "ml", "cm", "mm", "m2", "g", "l", "m", "h", "min", "%", "°c",
-    "个小时", "个钟头", "个星期", "个礼拜", "个月", "个", "小时", "钟头", "分钟", "秒", "天", "周岁", "周", "星期",
-    "礼拜", "月", "年", "岁", "次", "回", "顿", "期", "度", "公斤", "千克", "毫克", "微克", "克", "斤", "两", "毫升",
-    "升", "厘米", "公分", "毫米", "碗", "勺", "汤匙", "茶匙", "杯", "片", "块", "根", "盒", "袋", "包", "瓶", "粒",
-    "颗", "只", "条", "份", "口", "千卡", "大卡", "卡",
-)
-_TERM, _PAYLOAD, _START = attrgetter("term"), attrgetter("payload"), attrgetter("start")
-# Where each family's branches sit among the others: at one position, the first branch that fits
-# wins (a date before a plain number, an age in months before a portion of 个).
-_TAIL_ORDER = ("md", "ago", "wsuf", "msum", "msub", "yweek", "kage", "amon", "lage", "age", "wt2", "jl", "mid", "metre", "temp", "q")
-_LED_ORDER = ("pid", "num", "win", "mage", "yage", "kid", "born", "full", "now", "pro", "wt", "ht", "rel")
-
-
-def _unit_pattern(units: set[str]) -> str:
-    """Longest unit first. A unit ending in an ASCII letter must not run into another letter (kg,
-    not kgs); the others form a trie, so a bare number fails on one character class instead of
-    trying ninety units one by one."""
-    guarded = sorted((u for u in units if u[-1].isascii() and u[-1].isalpha()), key=len, reverse=True)
-    plain = {u for u in units if u not in guarded and u != "米"}
-    parts = [_trie(plain), "|".join(re.escape(u) + "(?![a-z])" for u in guarded)]
-    if "米" in units:
-        parts.insert(0, METRE)
-    return "|".join(p for p in parts if p)
-
-
-def _trie(words: set[str]) -> str:
-    heads: dict[str, set[str]] = {}
-    for word in words:
-        heads.setdefault(word[0], set()).add(word[1:])
-    branches, singles = [], []
-    for head, tails in sorted(heads.items()):
-        longer = {t for t in tails if t}
-        if not longer:
-            singles.append(re.escape(head))
-            continue
-        branches.append(re.escape(head) + _trie(longer) + ("?" if "" in tails else ""))
-    if singles:
-        branches.append(f"[{''.join(singles)}]")
-    return "(?:" + "|".join(branches) + ")"
-
-
-# A numeral right after 老 is a child's rank, not a number: 老二两岁 is 两岁 of the second child, not 二两.
-#
-# Where a Chinese numeral may open: at most two characters into its run of numeral characters.
-#
-# Opening anywhere made the scan quadratic: at every position of a run with no unit after it
-# (千千千…), ``[C]*`` ran to the end of the run and gave back one character at a time (1.9 s for
-# 2,000 characters, issue 11). Refusing the later positions changes no reading. The scan reaches a
-# position inside a run either after a failed attempt one character before it, or where a match
-# just ended. A failed attempt had already tried every end this one can try (what follows a
-# Chinese numeral decides alone whether a tail fits: no tail looks behind it), so this one fails
-# too. And a match ends inside a run at most two characters into it: a unit 两 right after digits
-# or 半 (5两三天), one or two numerals after 米 (一米二三), the weekday of 上周三 (上周三十天). A new
-# match kind that ends deeper inside a run must widen this; tests/router/test_adversarial.py
-# compares the scan with the unrestricted one.
-RUN_OPENING = f"(?<![{CHARS}]{{4}})"
-
-
-def numeral_end(unit_set: set[str]) -> str:
-    """Where a Chinese numeral may end: before a character that is no numeral, or before a unit
-    that opens with one (两, 千克). A tail can fit nowhere else, so the scan does not try every
-    tail at every end it gives back inside a run (千 written 2,000 times cost 2.7 ordinary
-    messages of 2,000 characters with those tries, issue 11)."""
-    led = sorted((u for u in unit_set if u[0] in CHARS), key=len, reverse=True)
-    return f"(?:(?![{CHARS}])|(?={'|'.join(map(re.escape, led))}))" if led else f"(?![{CHARS}])"
-
-
-def _pattern(unit_set: set[str], kid_words: tuple[str, ...]) -> re.Pattern[str]:
-    units = _unit_pattern(unit_set)
-    kids = "|".join(re.escape(w) for w in sorted(kid_words, key=len, reverse=True))
-    tails = (
-        dates.TAILS
-        | ages.tails(units, kids)
-        | body.TAILS
-        | temperatures.TAILS
-        | {
-            "mid": "个半(?P<mid_u>月|小时|钟头|星期|礼拜)",  # 一个半月 = 1.5 个月, not 一个 + 半月
-            "q": f"(?P<q_u>{units})(?P<q_h>半(?!{units}))?",
-        }
-    )
-    unit_tails = {kind: tails[kind] for kind in _TAIL_ORDER}
-    # After a number that starts at the match start, in order of precedence: a date, then the
-    # tails that open with optional blanks and a unit word, then a bare Arabic number.
-    #
-    # Every character a unit tail can open with (the words above, then the units). The blanks are
-    # read once for all unit tails, and the look-ahead on this class sends a number followed by
-    # anything else straight to the bare-number branch: the scan takes a fifth less time on
-    # bench/router_bench.py's MESSAGE, a quarter less on longer texts. The matches are those of one
-    # ``[ \t]*`` per tail, since no tail but ``q`` can open with a blank (a policy unit might), so
-    # only the longest run of blanks can lead into any other tail, and ``q`` is tried last.
-    openers = set("月天周个星礼年岁公千k斤米m度°多几") | {u[0] for u in unit_set}
-    number_tails = (
-        f"{dates.DATE_TAIL}(?P<ymd>)"
-        f"|[ \\t]*(?=[{''.join(re.escape(ch) for ch in sorted(openers))}])(?:"
-        + "|".join(f"{tail}(?P<{kind}>)" for kind, tail in unit_tails.items())
-        + ")"
-        + "|(?<=[0-9])(?P<bare>)"  # an Arabic number needs no unit; a Chinese one does
-    )
-    branches_by_kind = (
-        dates.LED
-        | ages.led_branches(kid_words)
-        | body.LED
-        | {
-            "pid": ("p", r"(?<![a-z0-9]p)[0-9]{4,}"),
-            "num": (
-                f"0-9{CHARS}半",
-                # 2026.3.5 is a date: no decimal part when another dot and digit follow it.
-                f"(?:(?<=[0-9])[0-9]*(?:\\.[0-9]+(?!\\.[0-9]))?|(?<=[{CHARS}])(?<!老[{CHARS}]){RUN_OPENING}[{CHARS}]*{numeral_end(unit_set)}|(?<=半))(?P<e>)(?:"
-                + number_tails
-                + ")",
-            ),
-        }
-    )
-    led = {kind: branches_by_kind[kind] for kind in _LED_ORDER}
-    trigger = "".join(dict.fromkeys("".join(first for first, _ in led.values())))
-    branches = "|".join(
-        f"(?<=[{first}]){branch}" + ("" if kind == "num" else f"(?P<{kind}>)") for kind, (first, branch) in led.items()
-    )
-    return re.compile(f"[{trigger}](?:{branches})")
 
 
 def _on_pid(m: re.Match[str], d: Draft) -> None:
@@ -193,37 +64,38 @@ def _on_pid(m: re.Match[str], d: Draft) -> None:
 def _on_mid_half(m: re.Match[str], d: Draft) -> None:
     value = parse_number(d.text[m.start() : m.start("e")])
     if value is not None:
-        unit = "个" + m.group("mid_u")
+        unit = d.words.numbers.counter + m.group("mid_u")
         d.numbers.append({"value": value + 0.5, "unit": unit, "raw": d.cased[m.start() : m.end()]})
 
 
 class SlotExtractor:
     def __init__(self, policy: Policy) -> None:
-        slots = policy.slots
+        slots, words = policy.slots, policy.slot_words
         self._measure_units = frozenset(slots.measure_units)
-        # Child words that are also other-person words (侄子, 侄女, policy [slots] age_child_words): for
-        # slots, the child the text asks about (a red flag of theirs stays another person's, §4.7).
-        self._kin_children = frozenset(slots.age_child_words)
+        self._weight_units = frozenset(words.body.weight_units)
+        self._week_units = frozenset(words.dates.week_units)
+        self._food_bound_units = frozenset(words.portions.food_bound_units)
+        self._grammar = Grammar(words, body.weight_unit(words), dates.frequency(words))
+        # Whether a text names a weight and a height (``body.measure_pairs``; most do not): one
+        # search each, in C.
+        self._weighs = re.compile("|".join(map(re.escape, words.body.weight_words))).search
+        self._measures = re.compile("|".join(map(re.escape, words.body.pair_height_words))).search
+        self._subjects = Subjects(words, frozenset(slots.age_child_words), slots.self_words, slots.self_not_inside)
         self._digit_analytes = frozenset(term for term in slots.analytes if any(ch.isdigit() for ch in term))
         kid_words = ages.kid_words(slots.patient_words, slots.age_child_words)
-        pattern = _pattern(set(_BASE_UNITS) | set(slots.measure_units), kid_words)
+        unit_set = combined.units(words, slots.measure_units)
+        self.unit_set = unit_set  # every unit a number may carry (tests/router/test_adversarial.py)
+        pattern = combined.pattern(unit_set, kid_words, words)
         self._bounds = bounds.UpperBounds(kid_words)
         self._scan = pattern.finditer
         # The §4.7 cue words, read only when a body temperature is: a past or hypothetical reading
         # is not the child's temperature now.
         self._cues = policy.red_flags.context.lexicon.scan
         self._cue_patterns = policy.red_flags.context.patterns
-        # The writer's words (我, 本人) as subjects of a value; the words that hide one (我们, 我觉得)
-        # come first and match without a group. 自己 is left out: a reflexive after a subject
-        # (孩子自己) names no new one.
-        hiders = sorted(slots.self_not_inside, key=len, reverse=True)
-        selves = sorted((w for w in slots.self_words if w != "自己"), key=len, reverse=True)
-        self._selves = tuple(selves)
-        self._writers = re.compile(
-            "|".join(map(re.escape, hiders)) + f"|({'|'.join(map(re.escape, selves))})"
-            if hiders
-            else f"({'|'.join(map(re.escape, selves))})"
-        ).finditer
+        self._comma_decimal = re.compile(
+            f"[ :={''.join(words.numbers.decimal_lead)}]{{0,2}}[0-9]{{1,2}}({re.escape(COMMA)})[0-9]{{1,2}}"
+            f"(?![0-9.{re.escape(COMMA)}{''.join(words.numbers.decimal_not_before)}])"
+        )
         self._handlers: dict[str, Handler] = (
             {"pid": _on_pid, "mid": _on_mid_half} | dates.HANDLERS | ages.HANDLERS | body.HANDLERS | temperatures.HANDLERS
         )
@@ -245,44 +117,16 @@ class SlotExtractor:
         digit_analytes = self._digit_analytes
         masks = [(h.start, h.end) for h in analytes if h.term in digit_analytes] if digit_analytes and analytes else []
         foods = hits.group("food")
-        draft = Draft(views, reference_date, foods, masks)
+        draft = Draft(views, reference_date, foods, masks, self._grammar)
         text, cased, numbers = views.text, views.cased, draft.numbers
-        if ("。" in text or "," in text) and _DECIMAL_HINT.search(text):
-            text = draft.text = _decimals(text, analytes + hits.group("temperature") if "temperature" in hits else analytes)
+        if (_STOP in text or COMMA in text) and _DECIMAL_HINT.search(text):
+            text = draft.text = _decimals(text, analytes + hits.group("temperature") if "temperature" in hits else analytes, self._comma_decimal)
         if "other" in hits or "patient" in hits:
-            patients, others = hits.group("patient"), hits.group("other")
-            if others and self._kin_children:  # 我七岁的侄子: a relative's child is a child
-                patients = sorted(patients + [h for h in others if h.term in self._kin_children], key=_START)
-                others = [h for h in others if h.term not in self._kin_children]
-            if patients and others:  # 朋友 inside 小朋友 is the patient word, not a friend
-                others = _not_inside(others, patients)
-            if patients and others and any(h.term.startswith("我") for h in patients):
-                # 同事的孩子烧到39度，我家宝宝1岁: with the writer's own child named, another person's child is
-                # another child, whose values fill nothing (LABELS.md: other people's values never fill).
-                theirs = _governed(text, patients, others)
-                if theirs:
-                    others = sorted(others + [h for h in patients if h.start in theirs], key=_START)
-                    patients = [h for h in patients if h.start not in theirs]
-            if patients and "大" in text:
-                elders = [h for h in patients if h.term in _ELDER or (h.term in _CHILD_NOUNS and text.endswith(("大", "大的"), 0, h.start))]
-                if elders and _two_children(text, elders[0].end):  # 大宝今年12岁，他也…: the other child
-                    elder_starts = {h.start for h in elders}
-                    patients = [h for h in patients if h.start not in elder_starts]
-                    others = sorted(others + elders, key=_START)
-            writers: list[int] = []
-            if any(word in text for word in self._selves):  # most texts name no writer: no pass for one
-                # 我 opening a subject word (我儿子, 我爸) is that word, not the writer.
-                named = {h.start for h in patients} | {h.start for h in others}
-                writers = [m.start() for m in self._writers(text) if m.lastindex and m.start() not in named]
-            if others or writers:
-                draft.subjects = _subjects(patients, others, writers)
-                draft.children = frozenset(h.start for h in patients)
-                draft.last_patient = patients[-1].start if patients else -1
-                draft.last_other = others[-1].start if others else -1
+            self._subjects.read(draft, text, hits)
         if "temperature" in hits:
             draft.temperature_words = hits.group("temperature")
         handlers, bare, quantity, number_end, unit_group, half_group = self._groups
-        measure_units = self._measure_units
+        measure_units, food_bound_units = self._measure_units, self._food_bound_units
         # A bare number and a number with its unit are most of what a message holds: they are read
         # here, without a handler and a ``Draft.quantity`` call each (1 µs of 23 on the bench MESSAGE).
         for m in self._scan(text):
@@ -316,11 +160,11 @@ class SlotExtractor:
                     end = unit_end
                 numbers.append({"value": value, "unit": cased[unit_start:unit_end], "raw": cased[start:end]})
                 unit = text[unit_start:unit_end]
-                if unit in measure_units and (unit not in FOOD_BOUND_UNITS or food_in_clause(draft, m)):
+                if unit in measure_units and (unit not in food_bound_units or food_in_clause(draft, m)):
                     draft.measures.append(len(numbers) - 1)
-                elif unit in body.WEIGHT_UNITS:
+                elif unit in self._weight_units:
                     body.bare_weight(draft, start, value, unit)
-                elif unit in dates.WEEK_UNITS and draft.window is None and dates.is_bare_span(draft, m):
+                elif unit in self._week_units and draft.window is None and dates.is_bare_span(draft, m):
                     if not draft.others(start):
                         draft.window = dates.round_half_up(value * 7)
             else:
@@ -367,7 +211,7 @@ class SlotExtractor:
         foods, numbers = draft.foods, draft.numbers
         self.finish(draft, analytes)
         temperature = draft.temperature
-        if (draft.weight is None or draft.height is None) and "体重" in views.text and ("身高" in views.text or "身长" in views.text):
+        if (draft.weight is None or draft.height is None) and self._weighs(draft.text) and self._measures(draft.text):
             body.measure_pairs(draft)
         # Most texts name no meal, food or analyte: an empty list without the map and dict to dedupe it.
         meal_hits = hits.get("meal")
@@ -439,53 +283,7 @@ class Reading:
         return self._extractor.extract(views, hits, self._reference, policy_version, read)
 
 
-# An elder child of several (大宝, 老大, 大儿子, 大的孩子) is another child than the one the text asks
-# about when it names two children (老二, 小的, 两个孩子) or says the other one too (大宝5岁，她也…):
-# the elder's values fill nothing (evals/peds/LABELS.md: 老大8岁 when the patient is 老二).
-_ELDER = frozenset({"大宝", "老大"})
-_CHILD_NOUNS = frozenset({"儿子", "女儿", "孩子", "小孩", "宝宝", "闺女", "宝"})
-_TWO_CHILDREN = re.compile("二宝|老二|小宝|小的|二胎|小儿子|小女儿|(?:两个|俩|二个)(?:小孩|孩子|宝宝|娃|宝)")
-_ALSO = re.compile("[他她][^,。!?;\n]{0,6}也")
-
-
-def _two_children(text: str, after: int) -> bool:
-    """Whether the text names a second child (``_TWO_CHILDREN``), or says of the elder after it that
-    it too (``_ALSO``)."""
-    return _TWO_CHILDREN.search(text) is not None or _ALSO.search(text, after) is not None
-
-
-def _governed(text: str, patients: list[Hit], others: list[Hit]) -> set[int]:
-    """Where the patient words start that another person's word governs (同事的孩子, 表哥家孩子), other
-    than the writer's own (我家宝宝)."""
-    after = {h.end for h in others} | {h.end + 1 for h in others if text.startswith(("的", "家"), h.end)}
-    return {h.start for h in patients if h.start in after and not h.term.startswith("我")}
-
-
-def _not_inside(hits: list[Hit], words: list[Hit]) -> list[Hit]:
-    """The hits inside none of ``words``. Both lists are in text order with increasing starts and
-    ends, so of the words that start at or before a hit the last one reaches furthest: it alone
-    can hold the hit. One merge (a test of every pair made 我同事的孩子 written 700 times cost
-    0.1 s, the adversarial bench's worst text)."""
-    kept: list[Hit] = []
-    last = -1  # the last word starting at or before the hit
-    for hit in hits:
-        while last + 1 < len(words) and words[last + 1].start <= hit.start:
-            last += 1
-        if last < 0 or hit.end > words[last].end:
-            kept.append(hit)
-    return kept
-
-
-def _subjects(patients: list[Hit], others: list[Hit], writers: list[int]) -> list[tuple[int, int]]:
-    """Every subject word as (start, whose), in text order. Unlike a red flag's subject (§4.7), a
-    patient word governed by another person (朋友的孩子今年8岁) stays a child's: the values said of
-    that child are the ones the text asks about."""
-    return sorted(
-        [(h.start, PATIENT) for h in patients] + [(h.start, OTHER) for h in others] + [(start, WRITER) for start in writers]
-    )
-
-
-def _decimals(text: str, analytes: list[Hit]) -> str:
+def _decimals(text: str, analytes: list[Hit], comma_decimal: re.Pattern[str]) -> str:
     """Decimal points written another way, rewritten in place (the same length, so spans still
     slice ``cased``): a full-width 。 between digits (PH6。0; not after a number that has a point
     already: 38.4。10日), and a comma between digits right
@@ -493,14 +291,14 @@ def _decimals(text: str, analytes: list[Hit]) -> str:
     between digits stays a separator: 血脂5,3 is 5 and 3 (血脂 is not an analyte of the
     dictionary, and a list is as likely), and so are 血钾5,3,4 and 血钾5,3天前."""
     points: list[int] = []
-    index = text.find("。")
+    index = text.find(_STOP)
     while index != -1:  # a handful of sentence ends: a look at each, not a regex pass
         if 0 < index < len(text) - 1 and "0" <= text[index - 1] <= "9" and "0" <= text[index + 1] <= "9" and not _has_point(text, index):
             points.append(index)
-        index = text.find("。", index + 1)
-    if "," in text:
+        index = text.find(_STOP, index + 1)
+    if COMMA in text:
         for hit in analytes:  # one anchored match after each analyte word
-            m = _COMMA_DECIMAL.match(text, hit.end)
+            m = comma_decimal.match(text, hit.end)
             if m:
                 points.append(m.start(1))
     if not points:
@@ -535,5 +333,4 @@ def _approximate(draft: Draft, temperature: float | None) -> list[str]:
 
 _build_result = builder(SlotsResult)
 _ANY_DAY = date(2000, 1, 1)
-_DECIMAL_HINT = re.compile("[0-9][。,][0-9]")  # where ``_decimals`` could change anything at all
-_COMMA_DECIMAL = re.compile("[ :=是为在到]{0,2}[0-9]{1,2}(,)[0-9]{1,2}(?![0-9.,天个次岁周月年号日点])")
+_DECIMAL_HINT = re.compile(f"[0-9][{_POINTS}][0-9]")  # where ``_decimals`` could change anything at all
