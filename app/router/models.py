@@ -1,7 +1,9 @@
 """Argument and result models of the five tools: one source of truth for each shape.
 
 The same classes validate arguments here, build results here, and generate the MCP
-``inputSchema`` / ``outputSchema`` in the protocol layer.
+``inputSchema`` / ``outputSchema`` in the protocol layer. The module runs just past 400 lines
+because the five tools' shapes are read together: a result field and the argument it answers sit
+side by side.
 """
 
 from __future__ import annotations
