@@ -15,16 +15,16 @@ from pathlib import Path, PurePosixPath
 import pytest
 
 from app.router.analysis import analyze
+from app.router.engine import Router
 from app.router.facts import PatientFacts
 from app.router.policy import Policy
 from app.router.questions import question_clauses
-from app.router.text import CLAUSE_ENDS, COMMA, PERIOD, Cut, sentence_bounds
+from app.router.text import CLAUSE_ENDS, COMMA, PERIOD, SENTENCE_ENDS, Cut, sentence_bounds
 
 ROOT = Path(__file__).resolve().parents[2]
 HOME = "app/router/text.py"
-# Modules other helpers own while issue 30 is under way: they still hold their own marks and are
-# emptied from this set as each moves to ``text.py``'s names.
-EXEMPT: tuple[str, ...] = ("app/router/slots/ages.py", "app/router/slots/temperatures.py", "app/router/slots/temperature_context.py")
+# Modules let off the scan while they move to ``text.py``'s names: none is left (issue 30).
+EXEMPT: tuple[str, ...] = ()
 
 CUT_CASES = [
     ("sentence marks and a newline", "好。好!好?好;好\n", [(1, True), (3, True), (5, True), (7, True), (9, True)]),
@@ -102,6 +102,19 @@ def test_the_facts_session_rule_reads_no_point_as_an_end(policy: Policy, text: s
     """``sentence_ends_within(points=False)``, the facts' variant: the decision it kept."""
     analysis = analyze(policy, text, "parent", facts=PatientFacts(kidney_therapy="hd"))
     assert [f.concept for f in analysis.red_flags if f.fact] == expected
+
+
+# Slot rules that read a sentence end after a value (a whole message: 6个月。 is how long, 39.5。 bare
+# numbers, 宝宝38.5。 a reply's reading) read every end of ``SENTENCE_ENDS`` alike: ; and line breaks too.
+ENDED_TEXTS = ["6个月{}", "宝宝38.5{}", "39.5{}", "38.5{}37.8", "现在有39.5了{}"]
+
+
+@pytest.mark.parametrize("mark", list(SENTENCE_ENDS), ids=repr)
+@pytest.mark.parametrize("text", ENDED_TEXTS)
+def test_every_sentence_end_reads_as_a_full_stop(router: Router, text: str, mark: str) -> None:
+    full_stop = router.extract_slots(text.format("。"))
+    assert router.extract_slots(text.format(mark)) == full_stop
+    assert router.extract_slots(text.format(mark * 2)) == full_stop
 
 
 def test_classify_reads_the_carried_cut(policy: Policy) -> None:
@@ -200,7 +213,10 @@ def test_a_fake_module(source: str, defines: bool) -> None:
     assert (second_definitions(source) != []) is defines
 
 
-def test_only_exempt_and_home_are_skipped() -> None:
+def test_only_exempt_and_home_are_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
     """The exemption names modules, not the rest of app/: a module anywhere else is scanned."""
+    assert _exempt(HOME) and not _exempt("app/router/slots/ages.py")
+    monkeypatch.setattr(__name__ + ".EXEMPT", ("app/router/slots/ages.py",))
     assert _exempt("app/router/slots/ages.py") and _exempt(HOME)
-    assert not _exempt("app/router/context.py") and not _exempt("app/router/new_stage.py") and not _exempt("app/server.py")
+    assert not _exempt("app/router/slots/temperatures.py") and not _exempt("app/router/context.py")
+    assert not _exempt("app/router/new_stage.py") and not _exempt("app/server.py")

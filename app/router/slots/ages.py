@@ -46,6 +46,7 @@ from __future__ import annotations
 import re
 
 from ..numerals import CHARS
+from ..text import CLAUSE_ENDS, LIST_MARK, PERIOD, SENTENCE_ENDS
 from .bounds import ALMOST, ALMOST_AFTER, almost_days
 from .milestones import DAYS_PER_MONTH as _DAYS_PER_MONTH
 from .milestones import on_age_to_go, on_full_month, set_days as _set_days
@@ -58,7 +59,7 @@ from .draft import NUM, Draft, Handler, led, number
 _APPROXIMATE_SPANS = frozenset({"个多月", "多个月", "个月多", "多天", "几天"})
 # 大 after an age (3天大, 3个月大的宝宝) but not the word it opens (一天大便, 这两天大脑): only before
 # what may follow "so old" — a particle, a clause end, a child word.
-_OLD = "大(?=[的了啦呢吧呀啊哦嘛,。!?;、 \\t\\n)宝男女孩儿婴]|$)"
+_OLD = f"大(?=[的了啦呢吧呀啊哦嘛{CLAUSE_ENDS}{LIST_MARK} \\t)宝男女孩儿婴]|$)"
 _AGE_SPAN = "个半月|个月半|个多月|多个月|个月多(?!少)|个月|多天|几天|天|周(?!岁)|个?星期|个?礼拜"
 # N个半月, N个月半 and (before a child word) N月半 are N.5 months.
 _HALF_SPANS = ("个半月", "个月半", "月半")
@@ -72,20 +73,20 @@ _WEEK_OF_DAYS = "[1-9][0-9](?![0-9.])|[7-9](?![0-9.])|[二三四五六七八九]
 # Atomic: days that are followed by 前 end the match there (宝宝3个月零8天前 is a date, not 3 months).
 _PLUS_DAYS = "(?>(?:[ \\t]*[零又加]?[ \\t]*(?P<{0}_pn>" + NUM + ")(?P<{0}_pd>天))?)"
 # Where a bare N个月 / N天 with a weight or a height right after it is an age: the text's start or a clause's.
-_CLAUSE_OPENERS = ",。!?;、\n \t("
-_CLAUSE_ENDS = ",。!?;、\n)"
+_CLAUSE_OPENERS = CLAUSE_ENDS + LIST_MARK + " \t("
+_CLAUSE_CLOSERS = CLAUSE_ENDS + LIST_MARK + ")"
 _BODY_UNITS = "斤|公斤|千克|kg|厘米|cm|公分"
 # A bare span as the whole message, particles and a reply's lead words at most (SPEC §4.4 revision 3:
 # 27天, 6个月了, 这都六个半月了 answer "how long" as often as "how old"): no age.
-_WHOLE_END = re.compile("[了啦吧呀啊哦呢]*[ \t]*[。!?~.…]*[ \t]*$")
+_WHOLE_END = re.compile(f"[了啦吧呀啊哦呢]*[ \t]*[{SENTENCE_ENDS}~{re.escape(PERIOD)}…]*[ \t]*$")
 # After N岁: a past age (12岁前, 5岁的时候), a range (12岁到20岁) or an approximation (3岁左右): no age.
 _NOT_AN_AGE_AFTER = ("前", "之前", "以前", "时", "的时候", "那年", "到", "至", "左右", "以内", "之内", "以下", "以上", "内", "不到")
 # Before N岁: the age at a past event (去年一岁, 自从三岁, 从两岁起, 在2周岁得过) — 在 not of 现在 / 正在.
 _PAST_AGE_BEFORE = re.compile("(?:去年|前年|那年|自从|从|(?<![现实正还存])在)[ \t]*$")
 # An event after the age in its clause makes it the age at that event (一岁半断奶之后, 三岁上幼儿园以后).
-_EVENT_AFTER = re.compile("[^,。!?;、\n]{0,4}?(?:之后|以后)")
+_EVENT_AFTER = re.compile(f"[^{CLAUSE_ENDS}{LIST_MARK}]{{0,4}}?(?:之后|以后)")
 # Before a child's months or days: the age at a past moment (那时候她才出生9天, 当时宝宝3个月).
-_PAST_MOMENT = re.compile("(?:那时候|那时|当时)[^,。!?;、\n]{0,4}$")
+_PAST_MOMENT = re.compile(f"(?:那时候|那时|当时)[^{CLAUSE_ENDS}{LIST_MARK}]{{0,4}}$")
 # Before a span then a child word: the time spent doing something (吃了两天小儿…, 顺延了一个月孩子…),
 # a day counted (第二天孩子就…) or a time (这两天孩子咳嗽, 发烧前一天孩子…), not the child's age.
 _NOT_AGE_BEFORE = "了吃喝用服打输挂住第这那前后头近"
@@ -100,7 +101,7 @@ _TODAY = ("今天", "今天是", "现在", "现在是", "目前")  # before 出�
 _NEWBORN = "新生儿"
 _NEWBORN_NOT_AFTER = ("没", "不", "未", "都", "一", "多少", "几", "内")
 # 出生第N天 that ends its clause (a reply: 出生第五天了) is the age; before an event (出生第3天就黄了) a day of it.
-_CLAUSE_END = re.compile("了?[ \t]*(?:[,。!?;、\n]|$)")
+_CLAUSE_END = re.compile(f"了?[ \t]*(?:[{CLAUSE_ENDS}{LIST_MARK}]|$)")
 # Before a bare N个月 / N天 opening a clause: the age just reached (刚满三个月, 今天刚好28天).
 _REACHED = ("今天刚好", "今天刚满", "今天正好", "刚刚满", "刚满", "已满", "刚好", "正好")
 # An age said as now (宝宝现在5个月, 现在四个多月了) replaces an earlier age of a past event (42天时入院).
@@ -129,7 +130,7 @@ _AT_A_MOMENT = ("就", "开始", "起", "出院", "住院", "左右", "接种", 
 _NOT_A_MOMENT = ("起来", "就是")
 _AS_NOW = ("才", "刚", "刚刚", "只有", "现在", "目前", "今年", "已经", "都")
 # Before an age in its clause: a drug's dose (说明书上3岁以下半包, 用量：1岁一次5毫升), not the child's.
-_DOSAGE = re.compile("(?:说明书|说明单|说明上|说明写|用法用量|用量|剂量|药盒上)[^,。!?;\n]*$")
+_DOSAGE = re.compile(f"(?:说明书|说明单|说明上|说明写|用法用量|用量|剂量|药盒上)[^{CLAUSE_ENDS}]*$")
 _DOSAGE_REACH = 12
 _DOSAGE_WORDS = re.compile("说明|用量|剂量|药盒")
 
@@ -189,7 +190,7 @@ def tails(units: str, kids: str) -> dict[str, str]:
         # whole clause (a parent's answer).
         "lage": (
             f"(?P<lage_u>个半月|个月半|个多月|个月|月|天)(?=[ \\t,]*(?:{NUM})[ \\t]*(?:{_BODY_UNITS})"
-            f"|(?P<lage_end>了?[ \\t]*(?:[{_CLAUSE_ENDS}]|$)))"
+            f"|(?P<lage_end>了?[ \\t]*(?:[{_CLAUSE_CLOSERS}]|$)))"
         ),
         "age": (
             f"(?P<age_u>周岁|岁)(?P<age_h>半(?!{units}))?"
@@ -217,7 +218,7 @@ def led_branches(kid_words: tuple[str, ...]) -> dict[str, tuple[str, str]]:
             + "[ \\t]*(?:(?P<kid_u>个半月|个月半|个多月|个月)(?P<kid_more>(?<=个月)多(?!少))?" + _PLUS_DAYS.format("kid")
             # 女孩2周半: after a child word, N周半 is years in 周 (周岁) and a half (a bare 两周半 stays weeks)
             + "|(?P<kid_yh>周半)"
-            + f"|(?P<kid_d>[多几]?天|周(?!岁)|个?星期)(?:(?=了?(?:{_OLD}|的|[,。!?;、\\n ]|$))|(?P<kid_free>(?<=天))))"
+            + f"|(?P<kid_d>[多几]?天|周(?!岁)|个?星期)(?:(?=了?(?:{_OLD}|的|[{CLAUSE_ENDS}{LIST_MARK} ]|$))|(?P<kid_free>(?<=天))))"
             + _NOT_NOW_AFTER,
         ),
         "born": (

@@ -30,24 +30,23 @@ from typing import Any, Callable
 
 from ..lexicon import Hit, Hits
 from ..numerals import parse_number
+from ..text import CLAUSE_ENDS, LIST_MARK, SENTENCE_ENDS
 from .draft import START, Draft
 from .temperatures import READING, rough
 
 # After a reading: a question about what the number means (39度5算高烧吗, 37.8算发烧吗, 38度5算不算发烧): no
 # reading of the child now.
 _ASKED_AFTER = re.compile(
-    "(?:多|左右|以上)?[ \t,]*(?:算不算|算是|算|属于)[^,。!?;\n]{0,5}?(?:吗|么|[?]|呢)"
+    f"(?:多|左右|以上)?[ \t,]*(?:算不算|算是|算|属于)[^{CLAUSE_ENDS}]{{0,5}}?(?:吗|么|[?]|呢)"
 )
 # A reading that opens a sentence then 的时候 is a condition (39度的时候就没精神); inside a story after a
 # comma (昨晚发烧，39度的时候抽了一下) it may tell a moment of this illness, and stays.
-_SENTENCE_OPENING = "。!?;\n"
 _WHEN_AFTER = re.compile("(?:多|左右|以上)?(?:的时候|时(?!间))")
 # Before a reading in its clause, 会 (not 一会, 不会): what may happen, asked when 吗 follows (幼儿急疹会烧到40度吗).
 _MAY_REACH = 9
-_SENTENCE_MARKS = "。!?;\n"
 _QUESTION_LEAD = re.compile("[ \t]*(?:请问|我想问一?下|我问一?下|问一?下|想问一?下|那|那么)?[ \t,]*")
 _LEAD_REACH = 8
-_ASKS = re.compile("[^,。!?;\n]{0,6}?(?:吗|么|[?])")
+_ASKS = re.compile(f"[^{CLAUSE_ENDS}]{{0,6}}?(?:吗|么|[?])")
 # A fever over for good: readings before it are of a past episode (前天38度，然后再没有发烧; 周日烧到
 # 37.9，降下来以后没有再发烧), unless it came back after it (又发烧). Only a lasting absence (没有再,
 # 再没, 一直没) counts: a fever gone since this morning (今天一早到现在都没再烧) leaves yesterday's
@@ -74,7 +73,7 @@ _AGO = re.compile("(?P<n>[0-9]{1,2}|[一两三四五六七八九十几半]{1,3})
 _AGO_UNITS = {"天": 1, "周": 7, "星期": 7, "月": 30, "年": 365}
 # A fever still there, said after the story's later events (…前天起流鼻涕，今天还有点低烧): the
 # reading is of the illness that goes on.
-_STILL = re.compile("(?:还|仍|仍然|依然|一直|今天|现在|目前)[^,。!?;\n没不无退]{0,3}?(?:发烧|发热|低烧|高烧|烧)")
+_STILL = re.compile(f"(?:还|仍|仍然|依然|一直|今天|现在|目前)[^{CLAUSE_ENDS}没不无退]{{0,3}}?(?:发烧|发热|低烧|高烧|烧)")
 # Today in a story told by days of the month (…13日上午打针…今天出疹…).
 _TODAY = re.compile("今天|今早|今晚|今日|至今")
 _RETURNED = re.compile("又(?:开始)?(?:发烧|发热|烧|起来|高|升|热)|反复")
@@ -83,21 +82,21 @@ _RETURNED = re.compile("又(?:开始)?(?:发烧|发热|烧|起来|高|升|热)|�
 _NOT_NOW = frozenset({"past", "hypothetical"})
 # 当时 (§4.7 kind "then") takes the time told before it: after a now cue it is now, else the past.
 _TIME_CUES = _NOT_NOW | {"now", "contrast", "then"}
-_CLAUSE_MARK = re.compile("[,。!?;、\n]")
+_CLAUSE_MARK = re.compile(f"[{CLAUSE_ENDS}{LIST_MARK}]")
 # 发烧的时候 / 那时候 a few characters before the reading: a past or habitual one (…时 of §4.7).
 _PAST_WHEN = re.compile("(?<!最高的)(?<!最高)(?<!高的)时候|那时")  # not 最高的时候: the peak of this fever
 _WHEN_REACH = 8
 # Before a reading in its clause: the child's usual temperature (平时, 一般), not one now.
 _USUAL_WORDS = ("平时", "平常", "一般", "通常")
-_USUAL = re.compile(f"({'|'.join(_USUAL_WORDS)}|正常(?:是|都是|在))[^,。!?;\n()]*$")
-_SENTENCE_END = re.compile("[。!?;\n]")
+_USUAL = re.compile(f"({'|'.join(_USUAL_WORDS)}|正常(?:是|都是|在))[^{CLAUSE_ENDS}()]*$")
+_SENTENCE_END = re.compile(f"[{SENTENCE_ENDS}]")
 # In the reading's clause before it (``_not_a_reading_now``): the weather's or a room's temperature
 # (屋里温度…40℃), a condition right before it (只要烧到38.5, 就算38度多; not 即使吃了药也还是39度,
 # a fact), a fever that has been (烧过, 发过烧); after it, an instruction for a threshold (38.5以上吃,
 # 到39度再用药).
 _CLAUSE_REACH = 20
 _WEATHER_WORDS = ("室温", "气温", "水温", "奶温", "洗澡水", "泡澡水")
-_WEATHER = re.compile(f"(?:(?:室外|户外|室内|屋里|屋内|房间|外面|外边|天气)的?温度|{'|'.join(_WEATHER_WORDS)})[^,。!?;\n()]*$")
+_WEATHER = re.compile(f"(?:(?:室外|户外|室内|屋里|屋内|房间|外面|外边|天气)的?温度|{'|'.join(_WEATHER_WORDS)})[^{CLAUSE_ENDS}()]*$")
 _CONDITION_WORDS = ("只要", "就算", "即使", "哪怕", "即便")
 _CONDITION = re.compile(f"(?:{'|'.join(_CONDITION_WORDS)})(?:体温|温度)?(?:发烧|发热|高烧|烧)?(?:到|是|有|在|了)?[ \\t]*$")
 _HAD_FEVER_WORDS = ("烧过", "热过", "发过烧")
@@ -169,7 +168,7 @@ def temperature(d: Draft, cues: Callable[[str], Hits], patterns: tuple[tuple[re.
         end = reading.end() if reading is not None else start
         if instructions and _INSTRUCTION.match(text, end):
             continue  # 38.5以上吃, 到39度再用: a threshold to act on, not a reading
-        if (start == 0 or text[start - 1] in _SENTENCE_OPENING) and _WHEN_AFTER.match(text, end):
+        if (start == 0 or text[start - 1] in SENTENCE_ENDS) and _WHEN_AFTER.match(text, end):
             continue  # 39度的时候就没精神: when a number is reached, not a reading (烧到39度的时候抽了 tells one)
         if _ASKED_AFTER.match(text, end) and _opens_question(text, start) or _may(text, start) and _ASKS.match(text, end):
             continue  # 39度5算高烧吗, 会烧到40度吗: a question about a number (宝宝现在38.5，算高烧吗 asks of a reading)
@@ -189,7 +188,7 @@ def _opens_question(text: str, start: int) -> bool:
     """The reading opens its sentence, after a question's lead words at most (我问下37.8，算发烧吗):
     a number asked about. Said of the child or of now first (宝宝现在38.5，算高烧吗), it is a reading."""
     low = max(0, start - _LEAD_REACH)
-    cut = max(text.rfind(mark, low, start) for mark in _SENTENCE_MARKS)
+    cut = max(text.rfind(mark, low, start) for mark in SENTENCE_ENDS)
     if cut < 0 and low > 0:
         return False
     return _QUESTION_LEAD.fullmatch(text, cut + 1, start) is not None

@@ -28,6 +28,7 @@ from bisect import bisect_left
 from ..lexicon import Hit
 from .draft import START, Draft, Handler, masked
 from ..numerals import CHARS, parse_number
+from ..text import CLAUSE_ENDS, LIST_MARK, SENTENCE_ENDS
 from .result import Quantity
 
 # Body temperature (SPEC §4.4): a number in this range with 度 / ℃ / °C after a temperature word.
@@ -64,15 +65,15 @@ READING = re.compile(f"(?:[0-9.]+|[{CHARS}]+)[ \\t]*(?:度|°c?)?(?:[0-9]|[{CHAR
 # not a price, a ward, a share or a ratio after it.
 _DECIMAL_READING = re.compile("[0-9]{2}\\.[0-9]{1,2}(?![0-9])(?![ \\t]*(?:度|°|元|块|毛|号|床|楼|万|倍|%|/))")
 # A body measure before the number in its clause (体重37.5, 身高：95.5).
-_MEASURE_BEFORE = re.compile("(?:体重|身高|身长|头围|胸围|腰围)[^,。!?;\n]*$")
+_MEASURE_BEFORE = re.compile(f"(?:体重|身高|身长|头围|胸围|腰围)[^{CLAUSE_ENDS}]*$")
 _MEASURE_REACH = 12
 # A result's name between the fever word and the number (C反应蛋白38.5, 淋巴细胞百分比38.6, crp 38.5).
-_LAB_BEFORE = re.compile("(?:[a-z]|细胞|蛋白|百分比|比率|比例|压积|计数|指数|常规|化验|结果|报告|检查)[^,。!?;\n]*$")
+_LAB_BEFORE = re.compile(f"(?:[a-z]|细胞|蛋白|百分比|比率|比例|压积|计数|指数|常规|化验|结果|报告|检查)[^{CLAUSE_ENDS}]*$")
 # After a reply's reading: nothing but an approximation and a particle (38度多, 37.5左右吧).
-_ENDS_MESSAGE = re.compile("(?:多|左右|以上|了|啊|吧|呢)*[ \\t。!?]*$")  # 以上 a lower bound, as 多
+_ENDS_MESSAGE = re.compile(f"(?:多|左右|以上|了|啊|吧|呢)*[ \\t{SENTENCE_ENDS}]*$")  # 以上 a lower bound, as 多
 # Before a number with ℃ / ° in its clause: the temperature of water, a room or the weather, not the
 # child's (a number with ℃ / ° needs no fever word: 度 is also a myopia's, a liquor's, an angle's).
-_AMBIENT = re.compile("(?:水温|室温|气温|水|澡|房间|屋|天气|外面|奶温|温度计)[^,。!?;\n]*$")
+_AMBIENT = re.compile(f"(?:水温|室温|气温|水|澡|房间|屋|天气|外面|奶温|温度计)[^{CLAUSE_ENDS}]*$")
 _AMBIENT_REACH = 12
 # A threshold is no reading: 超过38.8再吃退烧药, 高于39 (with 不到 / 以下 of ``_BELOW_*``).
 _THRESHOLD_BEFORE = ("超过", "超出", "高于", "大于", "没上", "上了")
@@ -82,12 +83,12 @@ _BELOW_AFTER = ("以下", "之下")
 
 # A reading that is its whole clause (SPEC §4.4 revision 3): the clause's start before it, at most a
 # lower bound or a particle after it.
-_CLAUSE_OPENS = ",。!?;、\n"
-_CLAUSE_REST = re.compile("(?:多|左右|以上|了|啊|吧|呢)*[ \t]*(?:[,。!?;、\n~]|$)")
+_CLAUSE_OPENS = CLAUSE_ENDS + LIST_MARK
+_CLAUSE_REST = re.compile(f"(?:多|左右|以上|了|啊|吧|呢)*[ \t]*(?:[{CLAUSE_ENDS}{LIST_MARK}~]|$)")
 _ALMOST = ("快", "快要", "快到", "将近", "接近", "差不多")
 # A message of bare numbers and particles only (38.5, 38.5，37.8吧): numbers without a unit, no reading.
 # Possessive throughout: a run of digits is never split between two numbers on a failing text.
-_BARE_MESSAGE = re.compile("(?:[ \\t]*+[0-9]++(?:\\.[0-9]++)?+(?:多|左右|以上|了|啊|吧|呢)*+[ \\t]*+[,。!?;、~]*+)++")
+_BARE_MESSAGE = re.compile(f"(?:[ \\t]*+[0-9]++(?:\\.[0-9]++)?+(?:多|左右|以上|了|啊|吧|呢)*+[ \\t]*+[{CLAUSE_ENDS}{LIST_MARK}~]*+)++")
 # 三十八九度: 38 to 39 degrees, two numerals in a row (the higher one is the reading).
 _TENS_RANGE = re.compile("[三四]十[一二三四五六七八九]{2}")
 # A range's highest value (SPEC §4.4 revision 3): 三十八度五六 (two tenths) or 三十八九度 at the reading.
