@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from functools import cache, partial
+from functools import partial
 from dataclasses import dataclass
 
 from .facts import PatientFacts, fact_flags
-from .lexicon import Hits
+from .lexicon import Hit, Hits
 from .policy import Policy, WriteTool
 from .redflags import Flag, halting, red_flags
 from .slots import Values, analytes, child_values
@@ -70,8 +70,15 @@ def analyze(
     squashed = policy.redline.scan(v.squashed) if v.squashed != v.text else hits
     rules = policy.red_flags
     # The cue words, scanned once, when the first context walk asks (the red flags' two walks and
-    # the facts' one read the same hits; most texts have no mention and no walk).
-    cues = cache(partial(rules.context.lexicon.scan_group, v.text))
+    # the facts' one read the same hits; most texts have no mention and no walk). A closure, not
+    # functools.cache: building a cache wrapper costs more than most texts' whole red-flag step.
+    scanned: list[list[Hit]] = []
+
+    def cues() -> list[Hit]:
+        if not scanned:
+            scanned.append(rules.context.lexicon.scan_group(v.text))
+        return scanned[0]
+
     # Every analyte value the slot reader gives a critical word; ``red_flags`` keeps those at or above
     # their rule's threshold.
     critical = (analytes.critical_values(v.text, hits.group("critical"), hits.group("analyte"), rules.time_opening,
