@@ -14,7 +14,7 @@ from functools import partial
 from dataclasses import dataclass
 
 from .facts import PatientFacts, fact_flags
-from .lexicon import Hits
+from .lexicon import Hit, Hits
 from .policy import Policy, WriteTool
 from .redflags import Flag, halting, red_flags
 from .slots import Values, analytes, child_values
@@ -69,9 +69,16 @@ def analyze(
     hits = policy.lexicon.scan(v.text)
     squashed = policy.redline.scan(v.squashed) if v.squashed != v.text else hits
     rules = policy.red_flags
-    # The cue words, scanned beside the terms for a text with a red-flag or symptom word: both of its
-    # context walks read them (most texts have neither word and no walk).
-    cues = rules.context.lexicon.scan_group(v.text) if "p0" in hits or "symptom" in hits else None
+    # The cue words, scanned once, when the first context walk asks (the red flags' two walks and
+    # the facts' one read the same hits; most texts have no mention and no walk). A closure, not
+    # functools.cache: building a cache wrapper costs more than most texts' whole red-flag step.
+    scanned: list[list[Hit]] = []
+
+    def cues() -> list[Hit]:
+        if not scanned:
+            scanned.append(rules.context.lexicon.scan_group(v.text))
+        return scanned[0]
+
     # Every analyte value the slot reader gives a critical word; ``red_flags`` keeps those at or above
     # their rule's threshold.
     critical = (analytes.critical_values(v.text, hits.group("critical"), hits.group("analyte"), rules.time_opening,
@@ -80,8 +87,8 @@ def analyze(
     child = read_values(v, hits)
     flags, symptoms = red_flags(rules, v, hits, squashed, critical, caller, child, cues, cut)
     if facts is not None and policy.facts is not None:
-        flags = flags + fact_flags(policy.facts, rules, facts, v.text, hits, flags, caller,
-                                   lambda: child.temperature, cut)
+        flags = flags + fact_flags(policy.facts, rules, facts, cut, hits, flags, caller,
+                                   lambda: child.temperature, cues)
     # Most texts have no mention at all: nothing halts and nothing asks its severity.
     current, soft_current = halting(rules, flags, symptoms, confirmed) if flags or symptoms else ([], [])
     return Analysis(v, hits, squashed, flags, current, soft_current, symptoms, cut)

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from .lexicon import Hit, Lexicon
-from .text import Cut, sentence_bounds
+from .text import Cut
 
 CURRENT, NEGATED, OTHER, HISTORICAL, HYPOTHETICAL = "current", "negated", "other_person", "historical", "hypothetical"
 
@@ -81,16 +81,17 @@ class Mention(NamedTuple):
 
 
 def contexts(
-    rules: ContextRules, text: str, mentions: list[Mention], caller: str | None, stated: list[bool] | None = None,
-    scanned: list[Hit] | None = None, cut: Cut | None = None,
+    rules: ContextRules, cut: Cut, mentions: list[Mention], caller: str | None, scanned: list[Hit],
+    stated: list[bool] | None = None,
 ) -> list[str]:
-    """The context of each mention (sorted, non-overlapping), for ``caller`` (None: no caller, as in
-    classify_intent, where 我 is never the patient). ``stated``, when given, is filled with whether
-    each mention is told as an event (a manner cue or 了, a recurrence, a habitual cue, a now cue or a
-    part of today in its clause): the symptom check reads it (SPEC §4.7 revision 3: a symptom told
-    as an event under a question's cue, or one that keeps coming back, is the child's now).
-    ``scanned``: the cue lexicon's hits on ``text`` when the caller has them (two walks, one scan);
-    ``cut``: ``text``'s sentences and clauses when the caller has them (the analysis carries them)."""
+    """The context of each mention (sorted, non-overlapping) in ``cut.text``, for ``caller`` (None:
+    no caller, as in classify_intent, where 我 is never the patient). ``stated``, when given, is filled
+    with whether each mention is told as an event (a manner cue or 了, a recurrence, a habitual cue, a
+    now cue or a part of today in its clause): the symptom check reads it (SPEC §4.7 revision 3: a
+    symptom told as an event under a question's cue, or one that keeps coming back, is the child's
+    now). ``cut`` and ``scanned`` (the cue lexicon's hits on the text) are the analysis's, which cuts
+    and scans the text once for every walk."""
+    text = cut.text
     cues, mentions = _cues(rules, text, mentions, scanned)
     # The cue kinds present, read once (a walk is asked of most texts with a symptom word).
     kinds = {h.payload.kind for h in cues}
@@ -103,7 +104,7 @@ def contexts(
         if stated is not None:
             stated.extend([False] * len(mentions))
         return [CURRENT] * len(mentions)
-    bounds = cut.bounds if cut is not None else sentence_bounds(text)  # (start, sentence end?) of each clause end
+    bounds = cut.bounds  # (start, sentence end?) of each clause end
     # Only a past scope and an after-cue ask which clauses speak of now; most texts have neither.
     speaking = (_clauses_of_now(cues, bounds) if "past" in kinds or any(h.payload.direction == "after" for h in cues)
                 else frozenset())
@@ -387,13 +388,13 @@ class _Walk:
 
 
 def _cues(
-    rules: ContextRules, text: str, mentions: list[Mention], scanned: list[Hit] | None = None
+    rules: ContextRules, text: str, mentions: list[Mention], hits: list[Hit]
 ) -> tuple[list[Hit], list[Mention]]:
     """Cue and subject words in text order, leftmost-longest among them (目前天 is 目前, 没有过 a
     negation), none inside a term (terms match first: the 不 of 叫不醒 is not a negation). A pattern
     never swallows a negation in its gap (嘴唇不发紫): the mention then starts after the cue, which
-    negates it as any cue before a mention does. Returns the cues and the mentions so placed."""
-    hits = scanned if scanned is not None else rules.lexicon.scan_group(text)
+    negates it as any cue before a mention does. ``hits``: the cue lexicon's hits on ``text``.
+    Returns the cues and the mentions so placed."""
     for pattern, cue, needed in rules.patterns:
         if needed not in text:
             continue  # patterns.required_char: one C look spares most texts the scan

@@ -198,19 +198,20 @@ def fact_flags(
     rules: FactRules,
     red_rules: RedFlagRules,
     facts: PatientFacts,
-    text: str,
+    cut: Cut,
     hits: Hits,
     text_flags: list[Flag],
     caller: str | None,
     temperature: Callable[[], float | None],
-    cut: Cut | None = None,
+    cues: Callable[[], list[Hit]],
 ) -> list[Flag]:
     """The red flags the facts add to the text's own (``text_flags``), in the order of the rules
     above. ``temperature``: the child's current temperature as the slot readers read it, asked only
-    when a fever matters and the text may hold a reading; ``cut``: the text's sentences, when the
-    caller has them (the analysis carries them). A flag the text made already (the same concept in
-    the same context) is not repeated."""
-    cut = cut if cut is not None else Cut(text)
+    when a fever matters and the text may hold a reading; ``cut``: the text and its sentences, and
+    ``cues``: the context lexicon's hits on it, scanned on the first call (both the analysis's,
+    shared with the red flags). A flag the text made already (the same concept in the same context)
+    is not repeated."""
+    text = cut.text
     words = hits.get(ANY_GROUP)
     present: frozenset[str] = frozenset()
     if words:
@@ -229,7 +230,7 @@ def fact_flags(
         celsius = temperature()
         if celsius is None or celsius < rules.fever_celsius:
             return []
-        return _flags(rules, red_rules, facts, cut, hits, text_flags, caller, temperature, plan, True)
+        return _flags(rules, red_rules, facts, cut, hits, text_flags, caller, temperature, cues, plan, True)
     fever_counts = plan.fever_read and (plan.fever_alone or (plan.therapy == "hd" and "session" in present)
                                         or (plan.nephrotic and "belly_pain" in present))
     fever = "fever" in present
@@ -240,7 +241,7 @@ def fact_flags(
             celsius = temperature()
             if celsius is not None:
                 if celsius >= rules.fever_celsius:
-                    return _flags(rules, red_rules, facts, cut, hits, text_flags, caller, temperature, plan, True)
+                    return _flags(rules, red_rules, facts, cut, hits, text_flags, caller, temperature, cues, plan, True)
                 fever = False  # a reading below the threshold decides, whatever the words say
     # No fever reading: only words can make a flag (the rules of ``_flags``).
     if not (plan.standing & present or (fever_counts and fever)
@@ -248,7 +249,7 @@ def fact_flags(
             or (plan.nephrotic and (("belly_pain" in present and fever)
                                     or ("cold_extremities" in present and "dizziness" in present)))):
         return []
-    return _flags(rules, red_rules, facts, cut, hits, text_flags, caller, temperature, plan, may_read)
+    return _flags(rules, red_rules, facts, cut, hits, text_flags, caller, temperature, cues, plan, may_read)
 
 def _flags(
     rules: FactRules,
@@ -259,6 +260,7 @@ def _flags(
     text_flags: list[Flag],
     caller: str | None,
     temperature: Callable[[], float | None],
+    cues: Callable[[], list[Hit]],
     plan: _Plan,
     may_read: bool | None,
 ) -> list[Flag]:
@@ -328,7 +330,7 @@ def _flags(
         if not leaders or h.start >= leaders[-1].end:
             leaders.append(Mention(h.start, h.end, h.term, h.payload))
         led.append(len(leaders) - 1)
-    context = _contexts(red_rules, cut, hits, leaders, caller) if leaders else []
+    context = _contexts(red_rules, cut, hits, leaders, caller, cues()) if leaders else []
     by_kind: dict[str, list[tuple[Mention, str]]] = {}
     for h, i in zip(found, led):
         by_kind.setdefault(h.payload, []).append((Mention(h.start, h.end, h.term, h.payload), context[i]))
@@ -388,12 +390,14 @@ def _same_sentence(cut: Cut, m: Mention, sessions: list[Mention]) -> bool:
     return False
 
 
-def _contexts(red_rules: RedFlagRules, cut: Cut, hits: Hits, mentions: list[Mention], caller: str | None) -> list[str]:
+def _contexts(
+    red_rules: RedFlagRules, cut: Cut, hits: Hits, mentions: list[Mention], caller: str | None, cues: list[Hit]
+) -> list[str]:
     """§4.7 contexts of the fact words, read beside the text's own red-flag terms (a negation carried
     along 没有抽搐和发烧 reaches the fever; 没有抽搐，发烧 does not)."""
     p0 = hits.get("p0")
     if not p0:
-        return contexts(red_rules.context, cut.text, mentions, caller, cut=cut)
+        return contexts(red_rules.context, cut, mentions, caller, cues)
     theirs = [Mention(h.start, h.end, h.term, "") for h in p0 if h.payload is not None
               and not any(h.start < m.end and m.start < h.end for m in mentions)]
     merged = sorted(mentions + theirs)
@@ -402,5 +406,5 @@ def _contexts(red_rules: RedFlagRules, cut: Cut, hits: Hits, mentions: list[Ment
         if kept and m.start < kept[-1].end:
             continue
         kept.append(m)
-    found = dict(zip(kept, contexts(red_rules.context, cut.text, kept, caller, cut=cut)))
+    found = dict(zip(kept, contexts(red_rules.context, cut, kept, caller, cues)))
     return [found.get(m, CURRENT) for m in mentions]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
 from . import numerals
@@ -48,15 +49,16 @@ def red_flags(
     critical: list[Value],
     caller: str | None,
     values: Values,
-    cues: list[Hit] | None = None,
-    cut: Cut | None = None,
+    cues: Callable[[], list[Hit]],
+    cut: Cut,
 ) -> tuple[list[Flag], list[Flag]]:
     """Every red-flag mention in text order with its context, and the current symptom mentions
     (SPEC §4.7 revision 3) that no red-flag mention overlaps; ``critical``: the analyte values the
     slot reader gives a critical word (``slots.analytes.critical_values``); ``values``: the slot
     readers' age and current temperature of the child (SPEC §4.7 revision 3: the gate reads no value
-    of its own); ``cues``: the context lexicon's hits on the text when the caller scanned them; ``cut``:
-    the text's sentences and clauses, which the analysis carries."""
+    of its own); ``cues``: the context lexicon's hits on the text, scanned on the first call (the
+    analysis's, shared with the facts); ``cut``: the text's sentences and clauses, which the analysis
+    carries."""
     text = v.text
     terms = _terms(hits.get("p0"))
     if squashed is hits:
@@ -105,8 +107,8 @@ def red_flags(
         # A red-flag mention covers every symptom word it overlaps (吐血 is gi_bleeding, not vomiting).
         symptoms = _uncovered(_longest(sorted(symptoms), rules.soft_terms), mentions)
     if not symptoms:
-        return (_flags(rules, mentions, _found(rules, text, mentions, caller, infant, values, cues, cut)) if mentions else []), []
-    flags = _flags(rules, mentions, _found(rules, text, mentions, caller, infant, values, cues, cut)) if mentions else []
+        return (_flags(rules, mentions, _found(rules, mentions, caller, infant, values, cues, cut)) if mentions else []), []
+    flags = _flags(rules, mentions, _found(rules, mentions, caller, infant, values, cues, cut)) if mentions else []
     if flags and halting(rules, flags, [], frozenset())[0]:
         return flags, []  # the text's own red flags halt whatever else it says: no symptom is asked
     # The symptoms' contexts from a walk over both kinds (a negation carries along an enumeration of
@@ -114,7 +116,7 @@ def red_flags(
     # (一发烧就抽搐 stays habitual).
     both = sorted(mentions + symptoms) if mentions else symptoms
     stated: list[bool] = []
-    found_both = contexts(rules.context, text, both, caller, stated, cues, cut)
+    found_both = contexts(rules.context, cut, both, caller, cues(), stated)
     current = [
         _as_flag(Flag, (m.concept, m.term, CURRENT, None))
         for m, c, told in zip(both, found_both, stated)
@@ -167,19 +169,18 @@ def critical_readings(rules: RedFlagRules, critical: list[Value]) -> list[tuple[
 
 def _found(
     rules: RedFlagRules,
-    text: str,
     mentions: list[Mention],
     caller: str | None,
     infant: list[Mention],
     values: Values,
-    scanned: list[Hit] | None = None,
-    cut: Cut | None = None,
+    cues: Callable[[], list[Hit]],
+    cut: Cut,
 ) -> list[str]:
     """The red-flag mentions' contexts. The slot reader has already read each temperature reading's
     context: its current temperature is the child's now (a young infant's fever halts), and a reading
     it did not take as now (a past one, a threshold, a condition) is not current whatever the cues
     say (it asks)."""
-    found = contexts(rules.context, text, mentions, caller, None, scanned, cut)
+    found = contexts(rules.context, cut, mentions, caller, cues())
     if infant and values.readings:
         name = rules.infant_fever.name
         for i, m in enumerate(mentions):

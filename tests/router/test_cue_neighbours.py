@@ -23,7 +23,8 @@ def _acting(policy, word: str, cue: str) -> bool:
     """Whether ``cue`` acts inside ``word``: a cue hit (not a pseudo word) covers exactly its characters."""
     text = fold(word)
     at = text.index(fold(cue))
-    hits, _ = _cues(policy.red_flags.context, text, [])
+    rules = policy.red_flags.context
+    hits, _ = _cues(rules, text, [], rules.lexicon.scan_group(text))
     return any(h.start == at and h.end == at + len(cue) and h.payload.kind != "pseudo" for h in hits)
 
 

@@ -17,6 +17,7 @@ import pytest
 from app.router.analysis import analyze
 from app.router.engine import Router
 from app.router.facts import PatientFacts
+from app.router.lexicon import Hit, Lexicon
 from app.router.policy import Policy
 from app.router.questions import question_clauses
 from app.router.text import CLAUSE_ENDS, COMMA, PERIOD, SENTENCE_ENDS, Cut, sentence_bounds
@@ -220,3 +221,21 @@ def test_only_exempt_and_home_are_skipped(monkeypatch: pytest.MonkeyPatch) -> No
     assert _exempt("app/router/slots/ages.py") and _exempt(HOME)
     assert not _exempt("app/router/slots/temperatures.py") and not _exempt("app/router/context.py")
     assert not _exempt("app/router/new_stage.py") and not _exempt("app/server.py")
+
+
+def test_the_cue_words_are_scanned_once_for_every_walk(policy: Policy, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The red flags' two walks and the facts' walk read the analysis's one scan of the cue words."""
+    cue_lexicon = policy.red_flags.context.lexicon
+    scanned: list[str] = []
+    scan_group = type(cue_lexicon).scan_group
+
+    def counted(self: Lexicon, view: str) -> list[Hit]:
+        if self is cue_lexicon:
+            scanned.append(view)
+        return scan_group(self, view)
+
+    monkeypatch.setattr(type(cue_lexicon), "scan_group", counted)
+    analysis = analyze(policy, "孩子以前抽搐过，现在肚子疼，还发烧了", "parent", facts=PatientFacts(kidney_therapy="pd"))
+    assert [f.context for f in analysis.red_flags if not f.fact] == ["historical"]
+    assert analysis.symptoms and any(f.fact for f in analysis.red_flags)
+    assert scanned == [analysis.views.text]

@@ -320,11 +320,12 @@ def test_a_bad_facts_section_is_refused_with_its_problem(edit, problem):
 def test_a_text_where_no_temperature_can_stand_is_not_read_for_one(router, text):
     """The facts ask the slot readers for a temperature only where one may stand (cost, issue 32)."""
     from app.router.facts import PatientFacts, fact_flags
-    from app.router.text import views
+    from app.router.text import Cut, views
 
     policy = router.policy
     v = views(text)
     asked: list[bool] = []
-    fact_flags(policy.facts, policy.red_flags, PatientFacts(kidney_therapy="transplant", nephrotic=True), v.text,
-               policy.lexicon.scan(v.text), [], PARENT, lambda: asked.append(True) or None)
+    fact_flags(policy.facts, policy.red_flags, PatientFacts(kidney_therapy="transplant", nephrotic=True), Cut(v.text),
+               policy.lexicon.scan(v.text), [], PARENT, lambda: asked.append(True) or None,
+               lambda: policy.red_flags.context.lexicon.scan_group(v.text))
     assert asked == []

@@ -49,10 +49,12 @@ def test_the_early_returns_never_drop_a_flag(router):
         v = views(text)
         hits = policy.lexicon.scan(v.text)
         child = child_values(policy, v, hits)
+        cues = policy.red_flags.context.lexicon.scan_group(v.text)
         for facts in FACTS:
-            fast = fact_flags(policy.facts, policy.red_flags, facts, v.text, hits, [], PARENT, lambda: child.temperature)
+            fast = fact_flags(policy.facts, policy.red_flags, facts, Cut(v.text), hits, [], PARENT,
+                              lambda: child.temperature, lambda: cues)
             full = _flags(policy.facts, policy.red_flags, facts, Cut(v.text), hits, [], PARENT, lambda: child.temperature,
-                          _plan(facts, policy.facts), None)
+                          lambda: cues, _plan(facts, policy.facts), None)
             assert fast == full, (param.id, facts)
             made[bool(full)] += 1
     assert made[0] and made[1], made
