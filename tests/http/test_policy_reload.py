@@ -57,7 +57,8 @@ BROKEN = {
     "syntax": GOOD_B.replace(b"roles = [", f'roles = [ "{CANARY_WORD}" "{CANARY_TEXT}"'.encode(), 1),
     "invalid": GOOD_B.replace(b'  "dispatcher",\n', f'  "dispatcher",\n  "{CANARY_WORD}",\n  "{CANARY_WORD}",\n'.encode(), 1),
     "empty": b"",
-    "half-written": GOOD_B[: len(GOOD_B) // 2] + f'\n# {CANARY_TEXT}\nroles = ["{CANARY_WORD}'.encode(),
+    # cut at a line's end, so the half holds whole characters: a cut inside one is "not_utf8" instead
+    "half-written": GOOD_B[: GOOD_B.rindex(b"\n", 0, len(GOOD_B) // 2) + 1] + f'# {CANARY_TEXT}\nroles = ["{CANARY_WORD}'.encode(),
     "not_utf8": GOOD_B.replace(b"roles = [", b'roles = [ "\xff\xfe' + CANARY_WORD.encode() + b'", ', 1),
 }
 EXPECTED_CATEGORY = {"syntax": "syntax", "invalid": "invalid", "empty": "empty", "half-written": "syntax",
