@@ -265,6 +265,10 @@ class LabValues(_Family):
     units: Fragment
 
 
+# The age families live apart (``slot_ages``); they build on the types above.
+from .slot_ages import Ages, Bounds, Milestones  # noqa: E402
+
+
 class SlotGrammar(BaseModel):
     """The ``[slots.*]`` grammar families; the base of the policy's ``[slots]`` model."""
 
@@ -276,9 +280,12 @@ class SlotGrammar(BaseModel):
     subjects: Subjects | None = None
     portions: Portions | None = None
     lab_values: LabValues | None = None
+    ages: Ages | None = None
+    bounds: Bounds | None = None
+    milestones: Milestones | None = None
 
 
-_FAMILIES = ("numbers", "body", "dates", "subjects", "portions", "lab_values")
+_FAMILIES = ("numbers", "body", "dates", "subjects", "portions", "lab_values", "ages", "bounds", "milestones")
 
 
 class SlotWords(BaseModel):
@@ -292,6 +299,9 @@ class SlotWords(BaseModel):
     subjects: Subjects
     portions: Portions
     lab_values: LabValues
+    ages: Ages
+    bounds: Bounds
+    milestones: Milestones
 
 
 def compile_slot_words(spec: SlotGrammar) -> SlotWords:

@@ -47,7 +47,7 @@ import re
 
 from ..numerals import CHARS
 from ..text import CLAUSE_ENDS, LIST_MARK, PERIOD, SENTENCE_ENDS
-from .bounds import ALMOST, ALMOST_AFTER, almost_days
+from .bounds import almost_days
 from .milestones import DAYS_PER_MONTH as _DAYS_PER_MONTH
 from .milestones import on_age_to_go, on_full_month, set_days as _set_days
 from .draft import NUM, Draft, Handler, led, number
@@ -56,6 +56,8 @@ from .draft import NUM, Draft, Handler, led, number
 # 个多月 / 多个月 / 多天 / 几天 are lower bounds (五个多月 → 5 months, 20多天 and 二十几天 → 20 days,
 # approximate), and so
 # is a child's 个月多 (宝宝11个月多; 11个月多少斤 is a question, no age).
+ALMOST = ("快要", "快", "将近", "马上", "就要", "差不多")
+ALMOST_AFTER = ("差一点", "差点", "差几", "差不多")
 _APPROXIMATE_SPANS = frozenset({"个多月", "多个月", "个月多", "多天", "几天"})
 # 大 after an age (3天大, 3个月大的宝宝) but not the word it opens (一天大便, 这两天大脑): only before
 # what may follow "so old" — a particle, a clause end, a child word.
@@ -333,7 +335,7 @@ def on_age_span(m: re.Match[str], d: Draft) -> None:
         return
     almost = d.text.endswith(ALMOST, 0, start) if kind == "kage" else kind != "pro" and m.group(kind + "_almost") is not None
     d.set_age(m.start(), m.end(), quantity["value"] * _YEARS_PER[span], approximate=span in _APPROXIMATE_SPANS or almost,
-              current=current, below=almost_days(quantity["value"], span) if almost else None)
+              current=current, below=almost_days(d.words, quantity["value"], span) if almost else None)
 
 
 def _newborn_days(text: str, start: int, end: int, days: float) -> bool:

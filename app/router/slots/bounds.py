@@ -14,42 +14,47 @@ from __future__ import annotations
 import re
 
 from ..numerals import parse_number
+from ..policy.slots import SlotWords
 from .draft import NUM, Draft, supposed
 
-# "Almost N" before an age (快两岁, 宝宝快三个月, 出生将近40天) and after it (3周岁差点): N, and under N.
-ALMOST = ("快要", "快", "将近", "马上", "就要", "差不多")
-ALMOST_AFTER = ("差一点", "差点", "差几", "差不多")
-_BELOW = ("还不到", "不到", "还没到", "没到", "还没满", "还未满", "没满", "未满", "不满", *ALMOST)
-_BETWEEN = ("才", "刚", "还", "现在", "目前", "今天", "出生", "生下来", "今年")
-_BOUND_SPAN = "个半月|个月|周(?!岁)|个?星期|个?礼拜|天"
-# 新生儿 and the words of a first month (未满月, 满月, 刚出生): a month at most. 满月酒 / 满月照 are an event.
-_NEWBORN_WORDS = "新生儿|刚出生|出生不久|满月(?![酒宴照])"
+# 新生儿 and the words of a first month (policy ``bounds.newborn``: 未满月, 满月, 刚出生): a month at most.
 _NEWBORN_DAYS = 30
-# An upper bound counts a month as 30 days: 不到3个月 is under 90 days, the policy's three months.
-_BOUND_DAYS = {"个月": 30, "周": 7, "星期": 7, "个星期": 7, "礼拜": 7, "个礼拜": 7, "天": 1}
+# A half month (``bounds.half_month``: 不到两个半月) counts 30 days, as the policy's months do.
+_HALF_MONTH_DAYS = 30
 
 
-def almost_days(count: float, span: str) -> float:
-    """"Almost ``count`` ``span``" (快三个月, 快四十天) as an upper bound in days, counted as ``bound`` counts."""
-    return count * _BOUND_DAYS[span.replace("多", "").replace("几", "")]
+def _alternation(words: tuple[str, ...]) -> str:
+    return "|".join(map(re.escape, words))
+
+
+def almost_days(words: SlotWords, count: float, span: str) -> float:
+    """"Almost ``count`` ``span``" (快三个月, 快四十天) as an upper bound in days, counted as ``bound`` counts
+    (policy ``bounds.days``; a lower bound's 多 / 几 left out: 快三个多月 is under three months)."""
+    b = words.bounds
+    for vague in b.vague:
+        span = span.replace(vague, "")
+    return count * b.days[span]
 
 
 class UpperBounds:
     """The lowest upper bound of the child's age a text states, in days (``bound``)."""
 
-    def __init__(self, kid_words: tuple[str, ...]) -> None:
+    def __init__(self, kid_words: tuple[str, ...], words: SlotWords) -> None:
+        b = words.bounds
         kids = "|".join(re.escape(w) for w in sorted(kid_words, key=len, reverse=True))
-        below = "|".join(map(re.escape, _BELOW))
-        between = "|".join(map(re.escape, _BETWEEN))
+        below = _alternation(b.below + b.almost)
+        between = _alternation(b.between)
+        born, old, of = re.escape(b.born), re.escape(b.old), re.escape(words.numbers.possessive)
         self._find = re.compile(
-            f"(?:(?:{kids})[ \\t]*(?:{between})?|出生[ \\t]*)(?:{below})[ \\t]*(?P<n>{NUM})(?P<u>{_BOUND_SPAN})"
-            f"|(?:{below})[ \\t]*(?P<n2>{NUM})(?P<u2>{_BOUND_SPAN})(?=大|的?(?:{kids}))"
-            f"|(?P<newborn>{_NEWBORN_WORDS})"
+            f"(?:(?:{kids})[ \\t]*(?:{between})?|{born}[ \\t]*)(?:{below})[ \\t]*(?P<n>{NUM})(?P<u>{b.spans})"
+            f"|(?:{below})[ \\t]*(?P<n2>{NUM})(?P<u2>{b.spans})(?={old}|{of}?(?:{kids}))"
+            f"|(?P<newborn>{b.newborn})"
         ).finditer
         # Every bound holds one of these words. Their alternation opens with literals, so sre skips
         # in C to a first character; ``_find`` opens with groups and is tried at every position (4 µs
         # on a dev text): most texts with a fever and no young age have none.
-        self._hint = re.compile(f"{below}|{_NEWBORN_WORDS}").search
+        self._hint = re.compile(f"{below}|{b.newborn}").search
+        self._days, self._half_month = b.days, b.half_month
 
     def bound(self, d: Draft) -> float | None:
         lowest = d.age_below  # the "almost N" the age readers filled (宝宝快三个月 → 90 days)
@@ -63,8 +68,10 @@ class UpperBounds:
             else:
                 count = parse_number(m.group("n") or m.group("n2"))
                 unit = m.group("u") or m.group("u2")
-                days = None if count is None else (count + 0.5) * 30 if unit == "个半月" else count * _BOUND_DAYS[unit]
+                days = (
+                    None if count is None
+                    else (count + 0.5) * _HALF_MONTH_DAYS if unit == self._half_month else count * self._days[unit]
+                )
             if days is not None and (lowest is None or days < lowest):
                 lowest = days
         return lowest
-

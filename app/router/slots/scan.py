@@ -86,7 +86,7 @@ class SlotExtractor:
         unit_set = combined.units(words, slots.measure_units)
         self.unit_set = unit_set  # every unit a number may carry (tests/router/test_adversarial.py)
         pattern = combined.pattern(unit_set, kid_words, words)
-        self._bounds = bounds.UpperBounds(kid_words)
+        self._bounds = bounds.UpperBounds(kid_words, words)
         self._scan = pattern.finditer
         # The §4.7 cue words, read only when a body temperature is: a past or hypothetical reading
         # is not the child's temperature now.
