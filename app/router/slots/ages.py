@@ -44,212 +44,219 @@ tests/router/test_slots_parents.py):
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from ..numerals import CHARS
-from ..text import CLAUSE_ENDS, LIST_MARK, PERIOD, SENTENCE_ENDS
+from ..policy.slots import SlotWords
+from ..text import CLAUSE_ENDS, COMMA, LIST_MARK, PERIOD, SENTENCE_ENDS
 from .bounds import almost_days
-from .milestones import DAYS_PER_MONTH as _DAYS_PER_MONTH
-from .milestones import on_age_to_go, on_full_month, set_days as _set_days
+from .milestones import DAYS_PER_MONTH as _DAYS_PER_MONTH, on_age_to_go, on_full_month, set_days as _set_days
 from .draft import NUM, Draft, Handler, led, number
 
-# An age said in months, days or weeks (宝宝17个月, 出生10天, 3周大) and its length in years;
-# 个多月 / 多个月 / 多天 / 几天 are lower bounds (五个多月 → 5 months, 20多天 and 二十几天 → 20 days,
-# approximate), and so
-# is a child's 个月多 (宝宝11个月多; 11个月多少斤 is a question, no age).
-ALMOST = ("快要", "快", "将近", "马上", "就要", "差不多")
-ALMOST_AFTER = ("差一点", "差点", "差几", "差不多")
-_APPROXIMATE_SPANS = frozenset({"个多月", "多个月", "个月多", "多天", "几天"})
-# 大 after an age (3天大, 3个月大的宝宝) but not the word it opens (一天大便, 这两天大脑): only before
-# what may follow "so old" — a particle, a clause end, a child word.
-_OLD = f"大(?=[的了啦呢吧呀啊哦嘛{CLAUSE_ENDS}{LIST_MARK} \\t)宝男女孩儿婴]|$)"
-_AGE_SPAN = "个半月|个月半|个多月|多个月|个月多(?!少)|个月|多天|几天|天|周(?!岁)|个?星期|个?礼拜"
-# N个半月, N个月半 and (before a child word) N月半 are N.5 months.
-_HALF_SPANS = ("个半月", "个月半", "月半")
-_YEARS_PER = {"个月": 1 / 12, "个多月": 1 / 12, "多个月": 1 / 12, "个月多": 1 / 12, "天": 1 / 365, "多天": 1 / 365, "几天": 1 / 365, "周": 7 / 365, "星期": 7 / 365, "个星期": 7 / 365,
-              "礼拜": 7 / 365, "个礼拜": 7 / 365}
+# The words are the policy's ``[slots.ages]`` (each key's comment there says what it decides, with an
+# example); "almost" is ``[slots.bounds]``, 满月 and the days to go ``[slots.milestones]``.
+#
 # Parents count years in 周 for young children only: 36周5 is a pregnancy's weeks and days.
 _WEEK_YEARS = 9
 # Days from a week up, to a year (7 to 99): after 一周零 they are days past a first birthday.
 _WEEK_OF_DAYS = "[1-9][0-9](?![0-9.])|[7-9](?![0-9.])|[二三四五六七八九]?十[一二三四五六七八九]?|[七八九]"
-# Days said after the months of a child's age: 宝宝三个月零八天, 出生一个月加十天.
-# Atomic: days that are followed by 前 end the match there (宝宝3个月零8天前 is a date, not 3 months).
-_PLUS_DAYS = "(?>(?:[ \\t]*[零又加]?[ \\t]*(?P<{0}_pn>" + NUM + ")(?P<{0}_pd>天))?)"
 # Where a bare N个月 / N天 with a weight or a height right after it is an age: the text's start or a clause's.
 _CLAUSE_OPENERS = CLAUSE_ENDS + LIST_MARK + " \t("
 _CLAUSE_CLOSERS = CLAUSE_ENDS + LIST_MARK + ")"
-_BODY_UNITS = "斤|公斤|千克|kg|厘米|cm|公分"
-# A bare span as the whole message, particles and a reply's lead words at most (SPEC §4.4 revision 3:
-# 27天, 6个月了, 这都六个半月了 answer "how long" as often as "how old"): no age.
-_WHOLE_END = re.compile(f"[了啦吧呀啊哦呢]*[ \t]*[{SENTENCE_ENDS}~{re.escape(PERIOD)}…]*[ \t]*$")
-# After N岁: a past age (12岁前, 5岁的时候), a range (12岁到20岁) or an approximation (3岁左右): no age.
-_NOT_AN_AGE_AFTER = ("前", "之前", "以前", "时", "的时候", "那年", "到", "至", "左右", "以内", "之内", "以下", "以上", "内", "不到")
-# Before N岁: the age at a past event (去年一岁, 自从三岁, 从两岁起, 在2周岁得过) — 在 not of 现在 / 正在.
-_PAST_AGE_BEFORE = re.compile("(?:去年|前年|那年|自从|从|(?<![现实正还存])在)[ \t]*$")
-# An event after the age in its clause makes it the age at that event (一岁半断奶之后, 三岁上幼儿园以后).
-_EVENT_AFTER = re.compile(f"[^{CLAUSE_ENDS}{LIST_MARK}]{{0,4}}?(?:之后|以后)")
-# Before a child's months or days: the age at a past moment (那时候她才出生9天, 当时宝宝3个月).
-_PAST_MOMENT = re.compile(f"(?:那时候|那时|当时)[^{CLAUSE_ENDS}{LIST_MARK}]{{0,4}}$")
-# Before a span then a child word: the time spent doing something (吃了两天小儿…, 顺延了一个月孩子…),
-# a day counted (第二天孩子就…) or a time (这两天孩子咳嗽, 发烧前一天孩子…), not the child's age.
-_NOT_AGE_BEFORE = "了吃喝用服打输挂住第这那前后头近"
-# Before N岁: the end of a past span (直到20岁, 一直到他20岁): no age now.
-_NOT_AN_AGE_BEFORE = ("直到", "直到他", "直到她", "直到我")
-_NOT_KID_OPENERS = ("我", "患", "病")
 # A child's N天 before an event is an age when it is a month or more (宝宝40天了白天都正常, 宝宝70天大便
-# 不正常: a parent says a duration that long in months) or said with 才 (我孩子才14天怎么爱翻白眼).
+# 不正常: a parent says a duration that long in months) or said with ``ages.only`` (我孩子才14天怎么爱翻白眼).
 _DAYS_OF_AGE = 28
-_TODAY = ("今天", "今天是", "现在", "现在是", "目前")  # before 出生第N天: the child's age today
-# A newborn is counted in days: 新生儿12天鼻子不通 is the age, whatever follows it (LABELS.md; the dev split and imcs).
-_NEWBORN = "新生儿"
-_NEWBORN_NOT_AFTER = ("没", "不", "未", "都", "一", "多少", "几", "内")
-# 出生第N天 that ends its clause (a reply: 出生第五天了) is the age; before an event (出生第3天就黄了) a day of it.
-_CLAUSE_END = re.compile(f"了?[ \t]*(?:[{CLAUSE_ENDS}{LIST_MARK}]|$)")
-# Before a bare N个月 / N天 opening a clause: the age just reached (刚满三个月, 今天刚好28天).
-_REACHED = ("今天刚好", "今天刚满", "今天正好", "刚刚满", "刚满", "已满", "刚好", "正好")
-# An age said as now (宝宝现在5个月, 现在四个多月了) replaces an earlier age of a past event (42天时入院).
-_NOW_WORDS = re.compile("现在|目前")
-_NOW_BEFORE = re.compile("(?:现在|现已|目前)(?:已经|都|是|已|才|有)*[ \t]*$")  # 现已一岁10个月
-_ONLY = ("才", "才刚", "刚刚", "刚")
-# After a child's months or days: a window (宝宝3天以内), a date (3个月前, 出生20天以后), a lower
-# bound read elsewhere (多), or the age at a past event (孩子四个月的时候, 宝宝两个月时) — no age now.
-_NOT_NOW_AFTER = "(?!以内|之内|内|以来|以后|之后|前|后|多|的?时候|时(?!间)|不到)"
-# A sex written before a bare N月 / N个月 opening the message (女 20月，): a demographic line's age.
-_SEX_LEAD = re.compile("[男女](?:宝宝|宝|孩子|孩|童)?[ \t,:]*")
-# Before a bare N个月 that ends its clause: at the message's start 这都六个半月了, 是的四个多月 (a
-# reply); inside a message only 才 / 刚 (因为还小，才三个月) — 已经两个月了 there is how long.
-_MONTHS_LEAD = re.compile("(?:是的|是|嗯|对)?(?:这|那)?(?:都|已经|已|现在|目前|才|刚刚|刚|有)*")
-_MONTHS_LEAD_INSIDE = re.compile("才|刚刚|刚")
+# How far back the lead words of a bare N个月 (``ages.months_lead_inside``) may reach in its clause.
 _LEAD_REACH = 6
-
-
-# Right after an age: the moment something happened or began (宝宝6个月就去打了疫苗, 一个月零十天开始
-# 加米粉, 两岁起爱流鼻血, 出生五天出院) — the age back then, no age now; unless the age is said as now or as "only"
-# before its number (才两个月就出牙, 现在5岁就近视了).
-# The same with an event said as done at that age (两岁半断的奶, 出生三天做的筛查, 六个月接种的, 八个月刚打过) or
-# an approximation (出生二十天左右发现的湿疹), or a product's age (12岁用的): the age of an event, a schedule or
-# a product, as the pool and imcs labels read it.
-_AT_A_MOMENT = ("就", "开始", "起", "出院", "住院", "左右", "接种", "刚打", "打的", "检查的", "查的", "做的", "断的", "断奶的", "用的")
-_NOT_A_MOMENT = ("起来", "就是")
-_AS_NOW = ("才", "刚", "刚刚", "只有", "现在", "目前", "今年", "已经", "都")
-# Before an age in its clause: a drug's dose (说明书上3岁以下半包, 用量：1岁一次5毫升), not the child's.
-_DOSAGE = re.compile(f"(?:说明书|说明单|说明上|说明写|用法用量|用量|剂量|药盒上)[^{CLAUSE_ENDS}]*$")
+# How far back before an age a dose's word (``ages.dosage``) is looked for.
 _DOSAGE_REACH = 12
-_DOSAGE_WORDS = re.compile("说明|用量|剂量|药盒")
+# How far back before an age ``ages.past_moment`` and ``ages.now_before`` (8), ``ages.past_before`` (3) look.
+_MOMENT_REACH, _PAST_REACH = 8, 3
+
+
+def _alternation(words: tuple[str, ...]) -> str:
+    return "|".join(map(re.escape, words))
+
+
+def _chars(chars: tuple[str, ...]) -> str:
+    return "".join(map(re.escape, chars))
+
+
+# Patterns whose shape the policy's checked patterns cannot take (a repeat of a group, an unbounded
+# run of clause marks), built of its words once per word list.
+@lru_cache(maxsize=8)
+def _whole_end(particles: tuple[str, ...]) -> re.Pattern[str]:
+    """A bare span as the whole message: particles and sentence ends at most after it (6个月了)."""
+    return re.compile(f"[{_chars(particles)}]*[ \t]*[{SENTENCE_ENDS}~{re.escape(PERIOD)}…]*[ \t]*$")
+
+
+@lru_cache(maxsize=8)
+def _sex_lead(sex: tuple[str, ...], nouns: tuple[str, ...]) -> re.Pattern[str]:
+    """A sex (and a child noun) before a bare N月 opening the message: 女 20月，, 男宝：20月."""
+    return re.compile(f"[{_chars(sex)}](?:{_alternation(nouns)})?[ \t,:]*")
+
+
+@lru_cache(maxsize=8)
+def _months_lead(reply: tuple[str, ...], demonstratives: tuple[str, ...], lead: tuple[str, ...]) -> re.Pattern[str]:
+    """The lead words of a bare N个月 that is the message's first clause: 这都六个半月了, 是的四个多月."""
+    return re.compile(f"(?:{_alternation(reply)})?(?:{_alternation(demonstratives)})?(?:{_alternation(lead)})*")
+
+
+def _years(words: SlotWords, span: str) -> float:
+    """The years one ``span`` of an age counts: a month 1/12, a day 1/365, a week 7/365."""
+    a = words.ages
+    return 1 / 12 if span in a.month_spans else a.day_spans[span] / 365
 
 
 def _not_now(d: Draft, start: int, number_start: int, end: int, led: bool = False) -> bool:
-    """An age at a past moment (``_AT_A_MOMENT``), in a dose (``_DOSAGE``), or a bound written
+    """An age at a past moment (``ages.at_a_moment``), in a dose (``ages.dosage``), or a bound written
     一下 for 以下 (3岁一下): no age of the child now. A child word before the age (``led``) or a
-    clause that it does not open keeps it with 开始 / 起: 宝宝6个月开始加米粉 is as often said of a
-    child who is six months now."""
-    text = d.text
+    clause that it does not open keeps it with ``ages.began`` (开始 / 起): 宝宝6个月开始加米粉 is as
+    often said of a child who is six months now."""
+    text, a = d.text, d.words.ages
     if d.dosage is None:  # one pass per text, on first need, so that most texts skip the search per age
-        d.dosage = _DOSAGE_WORDS.search(text) is not None
+        d.dosage = any(word in text for word in a.dosage_hints)
     dosage = d.dosage
-    if text.startswith(_AT_A_MOMENT, end) and not text.startswith(_NOT_A_MOMENT, end):
+    if text.startswith(a.at_a_moment, end) and not text.startswith(a.not_a_moment, end):
         opens = start == 0 or text[start - 1] in _CLAUSE_OPENERS
-        began = text.startswith(("开始", "起"), end)
-        if not text.endswith(_AS_NOW, 0, number_start) and not (began and (led or not opens)):
+        began = text.startswith(a.began, end)
+        if not text.endswith(a.as_now, 0, number_start) and not (began and (led or not opens)):
             return True
-    if text.startswith("一下", end) and not text.startswith("一下子", end):
+    if text.startswith(a.below_typo, end) and not text.startswith(a.not_below_typo, end):
         return True
-    return dosage and _DOSAGE.search(text, max(0, start - _DOSAGE_REACH), start) is not None
+    return dosage and a.dosage.search(text, max(0, start - _DOSAGE_REACH), start) is not None
 
 
-def kid_words(patient_words: tuple[str, ...], age_words: tuple[str, ...]) -> tuple[str, ...]:
+def kid_words(patient_words: tuple[str, ...], age_words: tuple[str, ...], words: SlotWords) -> tuple[str, ...]:
     """The child words among the patient words: 我儿子 is read through 儿子, and 患者 / 病人 are
-    adults as often; a common first character (我) would send the scan to a branch at nearly every
-    sentence. ``age_words`` (policy ``[slots]``) name a child only next to an age (9个月幼儿)."""
-    return tuple(dict.fromkeys(w for w in patient_words + age_words if not w.startswith(_NOT_KID_OPENERS)))
+    adults as often (``ages.not_kid_openers``); a common first character (我) would send the scan to
+    a branch at nearly every sentence. ``age_words`` (policy ``[slots]``) name a child only next to
+    an age (9个月幼儿)."""
+    return tuple(dict.fromkeys(w for w in patient_words + age_words if not w.startswith(words.ages.not_kid_openers)))
 
 
-def tails(units: str, kids: str) -> dict[str, str]:
+def _not_window(words: SlotWords) -> str:
+    """After a span: a window or a date (3天以内, 3个月前), no age."""
+    return f"(?!{_alternation(words.ages.not_window_after)})"
+
+
+def _plus_days(words: SlotWords, kind: str) -> str:
+    """Days said after the months of a child's age: 宝宝三个月零八天, 出生一个月加十天. Atomic: days
+    followed by 前 end the match there (宝宝3个月零8天前 is a date, not 3 months)."""
+    a = words.ages
+    return (f"(?>(?:[ \\t]*[{_chars(a.joins)}]?[ \\t]*(?P<{kind}_pn>" + NUM + f")(?P<{kind}_pd>{re.escape(a.day)}))?)")
+
+
+def tails(units: str, kids: str, words: SlotWords) -> dict[str, str]:
     """Unit tails (after a number at the match start), given the unit pattern and the child words
     as one alternation."""
+    a, ms = words.ages, words.milestones
+    joins, day, more = _chars(a.joins), re.escape(a.day), re.escape(words.numbers.more)
+    perfective, of = re.escape(a.perfective), re.escape(words.numbers.possessive)
+    not_window = _not_window(words)
+    body_units = _alternation(words.body.weight_units + words.body.height_units)
     return {
         # 三个月零八天, 5月零15天, 一个月加十天: months and days of an age (a bare 月 only with a join).
         "msum": (
             # 九个月多五天, 3个多零20天 (月 left out before 零): months that are a lower bound, then days.
-            f"(?P<msum_u>个多月|个月|月|个多(?=[ \\t]*[零又加]))(?P<msum_m>多{{1,2}})?"
-            f"[ \\t]*(?P<msum_j>[零又加])?[ \\t]*(?P<msum_n>{NUM})(?P<msum_d>天)"
-            "(?!以内|之内|内|以来|前|后)"
+            f"(?P<msum_u>{a.sum_months})(?P<msum_m>{more}{{1,2}})?"
+            f"[ \\t]*(?P<msum_j>[{joins}])?[ \\t]*(?P<msum_n>{NUM})(?P<msum_d>{day})"
+            + not_window
         ),
         # 还有十天三个月了, 差5天满13个月: the age reached in a few days (checked in ``on_age_to_go``).
         "msub": (
-            f"(?P<msub_d>天|个?星期|周(?!岁))[ \\t]*(?P<msub_j>就要|就满|就到|就|满|到)?[ \\t]*"
-            f"(?P<msub_n>{NUM})(?P<msub_u>个月|周岁|岁)(?(msub_j)|(?=了))(?!以内|之内|内|以来|前|后)"
+            f"(?P<msub_d>{ms.to_go_spans})[ \\t]*(?P<msub_j>{ms.to_go_joins})?[ \\t]*"
+            f"(?P<msub_n>{NUM})(?P<msub_u>{ms.to_go_ages})(?(msub_j)|(?={perfective})){not_window}"
         ),
         # 3个月大, 十七个月男宝, 47天的宝宝, 2月半男宝: an age in months, days or weeks, said of a child.
-        "kage": f"(?P<kage_u>{_AGE_SPAN}|月半)(?=了?(?:{_OLD}|的?(?:{kids})))",
+        "kage": f"(?P<kage_u>{a.spans}|{re.escape(a.bare_half_month)})(?={perfective}?(?:{a.old}|{of}?(?:{kids})))",
         # 一周两个月, 2周10个月, 一周二: parents count years in 周 (周岁) before the months; a bare
         # 周 or 周半 stays weeks (两周, 五周半), and 一周三次 a frequency.
         "yweek": (
-            f"周[ \\t]*(?:[零又][ \\t]*(?P<yweek_dn>{_WEEK_OF_DAYS})(?P<yweek_d>天)(?!以内|之内|内|以来|前|后)|[零又]?(?P<yweek_n>[0-9]{{1,2}}|十[一]?|[一二三四五六七八九十]|两(?=个?月))"
-            f"(?P<yweek_u>个月|月)?(?![0-9.{CHARS}次回遍天号日点个周年岁分小度斤公克]))"
+            f"{re.escape(a.year_week)}[ \\t]*(?:[{_chars(a.year_week_joins)}][ \\t]*(?P<yweek_dn>{_WEEK_OF_DAYS})(?P<yweek_d>{day}){not_window}"
+            f"|[{_chars(a.year_week_joins)}]?(?P<yweek_n>{a.year_week_months})"
+            f"(?P<yweek_u>{a.month_units})?(?![0-9.{CHARS}{_chars(a.year_week_not_before)}]))"
         ),
-        "amon": "(?P<amon_u>个?月(?=龄))",
+        "amon": f"(?P<amon_u>{a.age_months})",
         # 20个月22斤: a bare N个月 / N天 with a weight or a height right after it; 六个月了 as a
         # whole clause (a parent's answer).
         "lage": (
-            f"(?P<lage_u>个半月|个月半|个多月|个月|月|天)(?=[ \\t,]*(?:{NUM})[ \\t]*(?:{_BODY_UNITS})"
-            f"|(?P<lage_end>了?[ \\t]*(?:[{_CLAUSE_CLOSERS}]|$)))"
+            f"(?P<lage_u>{a.lead_spans})(?=[ \\t,]*(?:{NUM})[ \\t]*(?:{body_units})"
+            f"|(?P<lage_end>{perfective}?[ \\t]*(?:[{_CLAUSE_CLOSERS}]|$)))"
         ),
         "age": (
-            f"(?P<age_u>周岁|岁)(?P<age_h>半(?!{units}))?"
-            f"(?:[ \\t]*(?:[零又加]|(?P<agem_almost>快))?(?P<agem_n>{NUM}|半)(?P<agem_u>个半月|个多月|个月|月(?![ \\t]*[0-9{CHARS}]+[日号])|天)"
+            f"(?P<age_u>{a.years})(?P<age_h>半(?!{units}))?"
+            f"(?:[ \\t]*(?:[{joins}]|(?P<agem_almost>{_alternation(a.almost_inside)}))?(?P<agem_n>{NUM}|半)"
+            f"(?P<agem_u>{a.year_months}|{re.escape(a.bare_month)}(?![ \\t]*[0-9{CHARS}]+[{_chars(words.dates.day)}])|{day})"
             # 一岁两个月零五天: days after the months add up too (months of 30.4 days)
-            f"(?:(?<=月)[ \\t]*[零又加]?[ \\t]*(?P<aged_n>{NUM})(?P<aged_d>天)(?!以内|之内|内|以来|前|后))?)?"
+            f"(?:(?<={re.escape(a.bare_month)})[ \\t]*[{joins}]?[ \\t]*(?P<aged_n>{NUM})(?P<aged_d>{day}){not_window})?)?"
         ),
     }
 
 
-def led_branches(kid_words: tuple[str, ...]) -> dict[str, tuple[str, str]]:
+def _led_word(word: str) -> str:
+    """A word whose first character the leading class has consumed: 月龄 → (?<=月)龄."""
+    return f"(?<={re.escape(word[0])}){re.escape(word[1:])}"
+
+
+def led_branches(kid_words: tuple[str, ...], words: SlotWords) -> dict[str, tuple[str, str]]:
     """Context-led branches (first characters, body): 月龄18个月, 年龄：13, 宝宝17个月, 男宝，28个月 (or 、),
     出生10天, 满月."""
+    a, ms = words.ages, words.milestones
+    form_fill, perfective = _chars(a.form_fill), re.escape(a.perfective)
+    not_now_after = a.not_now_after
     return {
-        "mage": ("月", f"(?<=月)龄[ \\t]*[:为是]?[ \\t]*(?P<mage_n>{NUM})[ \\t]*(?P<mage_u>个月|月)?"),
+        "mage": (a.month_age[0], f"{_led_word(a.month_age)}[ \\t]*[{form_fill}]?[ \\t]*(?P<mage_n>{NUM})[ \\t]*(?P<mage_u>{a.month_units})?"),
         # 年龄：13 — with 岁 after it (年龄：一岁半, 年龄:2岁3个月) the N岁 branch reads the whole age.
-        "yage": ("年", f"(?<=年)龄[ \\t]*[:为是]?[ \\t]*(?P<yage_n>{NUM})(?![ \\t]*(?:周岁|岁|半|[0-9.个月天周{CHARS}]))"),
+        "yage": (
+            a.year_age[0],
+            f"{_led_word(a.year_age)}[ \\t]*[{form_fill}]?[ \\t]*(?P<yage_n>{NUM})"
+            f"(?![ \\t]*(?:{a.years}|半|[0-9.{_chars(a.year_age_not_before)}{CHARS}]))",
+        ),
         # 宝宝17个月, 女宝宝九个半月, 宝宝47天: days and weeks at a clause end (宝宝3天没大便 is no
         # age); days before an event only from a month up or after 才 (``on_age_span``).
         "kid": (
             "".join(dict.fromkeys(w[0] for w in kid_words)),
             led(*kid_words)
-            + "[男女]?(?:[,、][ \\t]*)?(?:现在|目前|今年|今天|已经|刚刚|刚好|刚满|刚|才|已|满|有|是|第|都)*[ \\t]*"
-            + _almost("kid") + number("kid")
-            + "[ \\t]*(?:(?P<kid_u>个半月|个月半|个多月|个月)(?P<kid_more>(?<=个月)多(?!少))?" + _PLUS_DAYS.format("kid")
+            + f"[{_chars(a.sex)}]?(?:[{COMMA}{LIST_MARK}][ \\t]*)?(?:{_alternation(a.kid_fill)})*[ \\t]*"
+            + _almost(words, "kid") + number("kid")
+            + f"[ \\t]*(?:(?P<kid_u>{a.kid_months})(?P<kid_more>{a.kid_more})?" + _plus_days(words, "kid")
             # 女孩2周半: after a child word, N周半 is years in 周 (周岁) and a half (a bare 两周半 stays weeks)
-            + "|(?P<kid_yh>周半)"
-            + f"|(?P<kid_d>[多几]?天|周(?!岁)|个?星期)(?:(?=了?(?:{_OLD}|的|[{CLAUSE_ENDS}{LIST_MARK} ]|$))|(?P<kid_free>(?<=天))))"
-            + _NOT_NOW_AFTER,
+            + f"|(?P<kid_yh>{re.escape(a.years_and_half)})"
+            + f"|(?P<kid_d>{a.kid_days})(?:(?={perfective}?(?:{a.old}|{re.escape(words.numbers.possessive)}"
+            + f"|[{CLAUSE_ENDS}{LIST_MARK} ]|$))|(?P<kid_free>(?<={re.escape(a.day)}))))"
+            + not_now_after,
         ),
         "born": (
-            "出降",
-            f"(?<=[出降])生(?:后|了|才|刚)?{_almost('born')}(?P<born_th>第)?[ \\t]*{number('born')}[ \\t]*(?P<born_u>{_AGE_SPAN})"
-            + _PLUS_DAYS.format("born") + _NOT_NOW_AFTER,
+            _chars(a.born_first),
+            f"(?<=[{_chars(a.born_first)}]){re.escape(a.born)}(?:{_alternation(a.born_after)})?{_almost(words, 'born')}"
+            f"(?P<born_th>{re.escape(a.ordinal)})?[ \\t]*{number('born')}[ \\t]*(?P<born_u>{a.spans})"
+            + _plus_days(words, "born") + not_now_after,
         ),
         # 满月, and 满周岁 / 刚周岁 (one year; 一周岁 is read as N岁).
-        "full": ("满刚", f"(?:(?<=满)月(?![子饼份])|(?<=[满刚])周岁(?![半0-9{CHARS}]))"),
+        "full": (_chars(ms.full_first), f"(?:{ms.full_month}|{ms.full_year}(?![半0-9{CHARS}]))"),
         # 他才九个月, 她现在才两个多月: a pronoun's months said as "only" are a child's age (他 / 她
         # keep the subject, SPEC §4.7); without 才 / 刚 (他两个月没来) they are how long.
         "pro": (
-            "他她",
-            f"(?<=[他她])(?:现在|今年|目前)?(?:才|刚刚|刚|只有)[ \\t]*{number('pro')}[ \\t]*(?P<pro_u>个半月|个月半|个多月|个月)"
-            + _PLUS_DAYS.format("pro")
-            + _NOT_NOW_AFTER,
+            _chars(a.pronouns),
+            f"(?<=[{_chars(a.pronouns)}])(?:{_alternation(a.pronoun_now)})?(?:{_alternation(a.pronoun_only)})[ \\t]*"
+            f"{number('pro')}[ \\t]*(?P<pro_u>{a.kid_months})"
+            + _plus_days(words, "pro")
+            + not_now_after,
         ),
         # 现在5个月, 现在才3个月零一点, 现在四个多月了: the child's age said as now.
         "now": (
-            "现",
-            f"(?<=现)在[ \\t]*(?:已经|才|是|有|刚|都|已)*[ \\t]*{_almost('now')}{number('now')}[ \\t]*(?P<now_u>个半月|个月半|个多月|个月)"
-            + _PLUS_DAYS.format("now") + "(?!以内|之内|内|以来|前|后|的时候|时|不到)",
+            a.now_word[0],
+            f"{_led_word(a.now_word)}[ \\t]*(?:{_alternation(a.now_fill)})*[ \\t]*{_almost(words, 'now')}{number('now')}"
+            f"[ \\t]*(?P<now_u>{a.kid_months})"
+            + _plus_days(words, "now") + a.now_not_after,
         ),
     }
 
 
-def _almost(kind: str) -> str:
+def _almost(words: SlotWords, kind: str) -> str:
     """The optional "almost" of a context-led age (宝宝快三个月, 出生快40天), in the group ``<kind>_almost``."""
-    return f"(?P<{kind}_almost>{'|'.join(ALMOST)})?[ \\t]*"
+    return f"(?P<{kind}_almost>{'|'.join(words.bounds.almost)})?[ \\t]*"
 
 
 def on_months_of_age(m: re.Match[str], d: Draft) -> None:
@@ -302,45 +309,47 @@ def on_age_span(m: re.Match[str], d: Draft) -> None:
         quantity = d.quantity(m, *m.span(kind + "_n"), unit)
     if quantity is None:
         return
-    start = m.start()
-    if kind == "kage" and start and d.text[start - 1] in _NOT_AGE_BEFORE:
+    start, a = m.start(), d.words.ages
+    if kind == "kage" and start and d.text[start - 1] in a.not_span_before:
         return  # 吃了两天小儿氨酚…, 这两天孩子…: how long or when, not how old
-    if _PAST_MOMENT.search(d.text, max(0, start - 8), start):
+    if a.past_moment.search(d.text, max(0, start - _MOMENT_REACH), start):
         return  # 那时候她才出生9天: the age back then
     if _not_now(d, start, start if kind == "kage" else m.start(kind + "_n"), m.end(), led=kind != "kage"):
         return
     if kind == "kid" and m.start("kid_free") >= 0 and not (
-        quantity["value"] >= _DAYS_OF_AGE or d.text.endswith(_ONLY, 0, m.start("kid_n")) or _newborn_days(d.text, start, m.end(), quantity["value"])
+        quantity["value"] >= _DAYS_OF_AGE or d.text.endswith(a.only, 0, m.start("kid_n"))
+        or _newborn_days(d, start, m.end(), quantity["value"])
     ):
         return  # 宝宝3天没大便: a few days before an event are how long it lasted
-    if kind == "born" and m.group("born_th") and not (d.text.endswith(_TODAY, 0, m.start()) or _CLAUSE_END.match(d.text, m.end())):
+    if kind == "born" and m.group("born_th") and not (d.text.endswith(a.today, 0, m.start()) or a.clause_end.match(d.text, m.end())):
         return  # 出生第3天就黄了 is an event's day; 今天出生第六天 is the age
-    current = kind == "now" or (kind == "kid" and _NOW_WORDS.search(m.group()) is not None)
+    current = kind == "now" or (kind == "kid" and any(word in m.group() for word in a.now_words))
     if unit == "kid_yh":
         if quantity["value"] <= _WEEK_YEARS:
             d.set_age(m.start(), m.end(), quantity["value"] + 0.5, current=current)
         return
     span = m.group(unit)
     if kind == "kid" and m.group("kid_more"):  # 11个月多 is 11个多月, a lower bound
-        span = "个多月"
-    if span in _HALF_SPANS:  # 九个半月 = 9.5 个月, as 一个半月 is 1.5
-        quantity["value"], quantity["unit"], span = quantity["value"] + 0.5, "个月", "个月"
+        span = a.months_more
+    if span in a.half_spans:  # 九个半月 = 9.5 个月, as 一个半月 is 1.5
+        quantity["value"], quantity["unit"], span = quantity["value"] + 0.5, a.month, a.month
     plus = kind + "_pn"
     if kind != "kage" and m.start(plus) >= 0:
         days = d.quantity(m, *m.span(plus), kind + "_pd")
-        if days is None or span not in ("个月", "个多月", "多个月"):
+        if days is None or span not in a.plus_day_spans:
             return  # 出生10天3天 adds nothing up
-        _set_days(m, d, quantity["value"] * _DAYS_PER_MONTH + days["value"], approximate=span in _APPROXIMATE_SPANS,
+        _set_days(m, d, quantity["value"] * _DAYS_PER_MONTH + days["value"], approximate=span in a.approximate_spans,
                   current=current)
         return
-    almost = d.text.endswith(ALMOST, 0, start) if kind == "kage" else kind != "pro" and m.group(kind + "_almost") is not None
-    d.set_age(m.start(), m.end(), quantity["value"] * _YEARS_PER[span], approximate=span in _APPROXIMATE_SPANS or almost,
+    almost = d.text.endswith(d.words.bounds.almost, 0, start) if kind == "kage" else kind != "pro" and m.group(kind + "_almost") is not None
+    d.set_age(m.start(), m.end(), quantity["value"] * _years(d.words, span), approximate=span in a.approximate_spans or almost,
               current=current, below=almost_days(d.words, quantity["value"], span) if almost else None)
 
 
-def _newborn_days(text: str, start: int, end: int, days: float) -> bool:
-    """新生儿N天 before an event (``_NEWBORN``); 新生儿一天大便几次 is a rate, 新生儿两天没大便 how long."""
-    return text.startswith(_NEWBORN, start) and days >= 2 and not text.startswith(_NEWBORN_NOT_AFTER, end)
+def _newborn_days(d: Draft, start: int, end: int, days: float) -> bool:
+    """新生儿N天 before an event (``ages.newborn``); 新生儿一天大便几次 is a rate, 新生儿两天没大便 how long."""
+    a = d.words.ages
+    return d.text.startswith(a.newborn, start) and days >= 2 and not d.text.startswith(a.newborn_not_after, end)
 
 
 def on_month_sum(m: re.Match[str], d: Draft) -> None:
@@ -348,11 +357,11 @@ def on_month_sum(m: re.Match[str], d: Draft) -> None:
     same, a lower bound (``approximate``). A bare 月 with no join (5月15天) stays two numbers."""
     months = d.quantity(m, m.start(), m.start("e"), "msum_u")
     days = d.quantity(m, *m.span("msum_n"), "msum_d")
-    if months is None or days is None or (m.group("msum_u") == "月" and not m.group("msum_j")):
+    if months is None or days is None or (m.group("msum_u") == d.words.ages.bare_month and not m.group("msum_j")):
         return
     if _not_now(d, m.start(), m.start(), m.end()):
         return
-    approximate = m.group("msum_m") is not None or "多" in m.group("msum_u")
+    approximate = m.group("msum_m") is not None or d.words.numbers.more in m.group("msum_u")
     _set_days(m, d, months["value"] * _DAYS_PER_MONTH + days["value"], approximate=approximate)
 
 
@@ -364,48 +373,49 @@ def on_leading_age(m: re.Match[str], d: Draft) -> None:
     quantity = d.quantity(m, start, m.start("e"), "lage_u")
     if quantity is None:
         return
-    span = m.group("lage_u")
+    span, a = m.group("lage_u"), d.words.ages
     text, whole = d.text, m.group("lage_end") is not None
     if text.startswith("半", start):
         return  # 咳嗽半个多月: how long; half a month is no age a parent gives
-    if span == "月":  # 女 20月，: a bare 月 is an age only after a sex that opens the message
-        if start and _SEX_LEAD.fullmatch(text, 0, start):
+    if span == a.bare_month:  # 女 20月，: a bare 月 is an age only after a sex that opens the message
+        if start and _sex_lead(a.sex, a.sex_nouns).fullmatch(text, 0, start):
             d.set_age(start, m.end(), quantity["value"] / 12)
         return
-    if span in _HALF_SPANS:
-        quantity["value"], quantity["unit"], span = quantity["value"] + 0.5, "个月", "个月"
-    reached = _reached(text, start)
+    if span in a.half_spans:
+        quantity["value"], quantity["unit"], span = quantity["value"] + 0.5, a.month, a.month
+    reached = _reached(a.reached, text, start)
     if reached is not None:
         # 刚满三个月, 今天刚满20天: a reached age; 刚好 / 正好 alone also say "exactly" of a duration
         # (刚好三个月), so they need a weight after them (今天刚好三个月13斤) or a month of days.
-        if "满" in reached or not whole or (span == "天" and quantity["value"] >= _DAYS_OF_AGE):
-            d.set_age(start, m.end(), quantity["value"] * _YEARS_PER[span], approximate=span == "个多月")
+        if a.full in reached or not whole or (span == a.day and quantity["value"] >= _DAYS_OF_AGE):
+            d.set_age(start, m.end(), quantity["value"] * _years(d.words, span), approximate=span == a.months_more)
         return
-    if span == "天" and whole:
+    if span == a.day and whole:
         return  # a bare N天 clause is how long as often (3天，): a parent says an age in days with a child word
-    if whole and _MONTHS_LEAD.fullmatch(text, 0, start) and _WHOLE_END.match(text, m.end()):
+    if whole and _months_lead(a.reply, a.demonstratives, a.months_lead).fullmatch(text, 0, start) and _whole_end(a.whole_end).match(text, m.end()):
         return  # 6个月了 as the whole message: how long as often as how old (SPEC §4.4 revision 3)
     if (
         start == 0
         or text[start - 1] in _CLAUSE_OPENERS
-        or (span != "天" and whole and _led_clause(text, start))
+        or (span != a.day and whole and _led_clause(d, start))
     ):
-        d.set_age(start, m.end(), quantity["value"] * _YEARS_PER[span], approximate=span == "个多月")
+        d.set_age(start, m.end(), quantity["value"] * _years(d.words, span), approximate=span == a.months_more)
 
 
-def _led_clause(text: str, start: int) -> bool:
-    """Only lead words (``_MONTHS_LEAD``, ``_MONTHS_LEAD_INSIDE``) between the clause's start and ``start``."""
+def _led_clause(d: Draft, start: int) -> bool:
+    """Only lead words (``ages.months_lead``, ``ages.months_lead_inside``) between the clause's start and ``start``."""
+    text, a = d.text, d.words.ages
     opening = start
     while opening > 0 and start - opening < _LEAD_REACH and text[opening - 1] not in _CLAUSE_OPENERS:
         opening -= 1
     if opening == 0:
-        return _MONTHS_LEAD.fullmatch(text, 0, start) is not None
-    return text[opening - 1] in _CLAUSE_OPENERS and _MONTHS_LEAD_INSIDE.fullmatch(text, opening, start) is not None
+        return _months_lead(a.reply, a.demonstratives, a.months_lead).fullmatch(text, 0, start) is not None
+    return text[opening - 1] in _CLAUSE_OPENERS and text[opening:start] in a.months_lead_inside
 
 
-def _reached(text: str, start: int) -> str | None:
-    """The word of a reached age (刚满, 今天刚好) right before ``start`` and opening a clause, if any."""
-    for word in _REACHED:
+def _reached(words: tuple[str, ...], text: str, start: int) -> str | None:
+    """The word of a reached age (``ages.reached``: 刚满, 今天刚好) right before ``start`` and opening a clause, if any."""
+    for word in words:
         if text.endswith(word, 0, start):
             before = start - len(word)
             return word if before == 0 or text[before - 1] in _CLAUSE_OPENERS else None
@@ -418,56 +428,56 @@ def on_age(m: re.Match[str], d: Draft) -> None:
     months = d.quantity(m, *m.span("agem_n"), "agem_u") if m.group("agem_n") else None
     if years is None or (m.group("agem_n") and months is None):
         return
-    end, start = m.end(), m.start()
-    almost = d.text.endswith(ALMOST, 0, start) or d.text.startswith(ALMOST_AFTER, end) or m.group("agem_almost") is not None
+    end, start, a, bounds = m.end(), m.start(), d.words.ages, d.words.bounds
+    almost = d.text.endswith(bounds.almost, 0, start) or d.text.startswith(bounds.almost_after, end) or m.group("agem_almost") is not None
     if (
-        (d.text.startswith(_NOT_AN_AGE_AFTER, end) and not d.text.startswith("前天", end))
-        or (start and d.text[start - 1] in "到至")
-        or d.text.endswith(_NOT_AN_AGE_BEFORE, 0, start)
-        or _PAST_AGE_BEFORE.search(d.text, max(0, start - 3), start)
-        or _EVENT_AFTER.match(d.text, end)
+        (d.text.startswith(a.not_age_after, end) and not d.text.startswith(a.past_day, end))
+        or (start and d.text[start - 1] in a.range_marks)
+        or d.text.endswith(a.until, 0, start)
+        or a.past_before.search(d.text, max(0, start - _PAST_REACH), start)
+        or a.event_after.match(d.text, end)
         or _not_now(d, start, start, end)
     ):
         return  # 12岁前 a past age, 12岁到20岁 a range, 直到20岁 a past span, 去年一岁 the age back then
     month_unit = m.group("agem_u")
-    if month_unit == "天" and months is not None:  # 1岁零2天: days after the years
+    if month_unit == a.day and months is not None:  # 1岁零2天: days after the years
         d.set_age(start, end, float(years["value"] + months["value"] / 365))
         return
-    approximate = month_unit == "个多月"
-    if months is None and d.text.startswith("多", end):
-        if d.text.startswith(_NOT_AN_AGE_AFTER, end + 1):
+    approximate = month_unit == a.months_more
+    if months is None and d.text.startswith(d.words.numbers.more, end):
+        if d.text.startswith(a.not_age_after, end + 1):
             return  # 一岁多时: a past age
         approximate = True
     month_count = 0.0
     if months is not None:
-        month_count = months["value"] + (0.5 if month_unit == "个半月" else 0)
+        month_count = months["value"] + (0.5 if month_unit == a.half_month else 0)
         if m.group("aged_n"):
             days = d.quantity(m, *m.span("aged_n"), "aged_d")
             if days is None:
                 return
             month_count += days["value"] / _DAYS_PER_MONTH
-    current = _NOW_BEFORE.search(d.text, max(0, start - 8), start) is not None
+    current = a.now_before.search(d.text, max(0, start - _MOMENT_REACH), start) is not None
     below = years["value"] * 365 + month_count * 30 if almost else None  # 快两岁: under two years (SPEC §4.7 revision 3)
     d.set_age(start, end, float(years["value"] + month_count / 12), approximate=approximate or almost, current=current, below=below)
 
 
-# The writer is the patient of a message about their own pregnancy (怀孕, 怀上, 孕妇), or before a
-# child word one planned or not had yet (准备要个孩子, 再造个女儿, 还没有小孩); 病人 / 患者 name no child.
-_PREGNANCY = re.compile("孕|怀上|怀了")
-_PLANNED = re.compile("(?:要|生|怀|造|没有|没)个?$")
-_NOT_A_CHILD = ("患", "病")
 # A writer this old is a parent; a younger one writes of their own body (我才15岁…女孩…: the patient).
 _ADULT = 18
+# How far back before a child word ``ages.planned`` is looked for (准备要个孩子).
+_PLANNED_REACH = 3
 
 
 def settle_writer(d: Draft) -> None:
     """An adult writer's own age (我今年32岁) that a child word follows and no age of the child
     replaced: the message is about the child, and the writer's age fills nothing (SPEC §4.4
-    revision 3) — unless the writer is the patient (``_PREGNANCY``, ``_PLANNED``: 我今年29岁，准备要个孩子)."""
-    if d.age is None or d.age < _ADULT or _PREGNANCY.search(d.text):
+    revision 3) — unless the writer is the patient: a message about their own pregnancy
+    (``ages.pregnancy``), or before a child word one planned or not had yet (``ages.planned``:
+    我今年29岁，准备要个孩子); 病人 / 患者 name no child (``ages.not_a_child``)."""
+    a = d.words.ages
+    if d.age is None or d.age < _ADULT or a.pregnancy.search(d.text):
         return
-    after = [at for at in d.children if at >= d.age_end and not d.text.startswith(_NOT_A_CHILD, at)]
-    if any(_PLANNED.search(d.text, max(0, at - 3), at) is None for at in after):
+    after = [at for at in d.children if at >= d.age_end and not d.text.startswith(a.not_a_child, at)]
+    if any(a.planned.search(d.text, max(0, at - _PLANNED_REACH), at) is None for at in after):
         d.age, d.age_approximate, d.age_below, d.age_provisional = None, False, None, False
 
 

@@ -105,7 +105,7 @@ def pattern(unit_set: set[str], kid_words: tuple[str, ...], words: SlotWords) ->
     n = words.numbers
     tails = (
         dates.tails(words)
-        | ages.tails(unit_alternation, kids)
+        | ages.tails(unit_alternation, kids, words)
         | body.tails(words)
         | temperatures.TAILS
         | {
@@ -136,7 +136,7 @@ def pattern(unit_set: set[str], kid_words: tuple[str, ...], words: SlotWords) ->
     rank = re.escape(n.rank)
     branches_by_kind = (
         dates.led_branches(words)
-        | ages.led_branches(kid_words)
+        | ages.led_branches(kid_words, words)
         | body.led_branches(words)
         | {
             "pid": ("p", r"(?<![a-z0-9]p)[0-9]{4,}"),

@@ -82,7 +82,7 @@ class SlotExtractor:
         self._measures = re.compile("|".join(map(re.escape, words.body.pair_height_words))).search
         self._subjects = Subjects(words, frozenset(slots.age_child_words), slots.self_words, slots.self_not_inside)
         self._digit_analytes = frozenset(term for term in slots.analytes if any(ch.isdigit() for ch in term))
-        kid_words = ages.kid_words(slots.patient_words, slots.age_child_words)
+        kid_words = ages.kid_words(slots.patient_words, slots.age_child_words, words)
         unit_set = combined.units(words, slots.measure_units)
         self.unit_set = unit_set  # every unit a number may carry (tests/router/test_adversarial.py)
         pattern = combined.pattern(unit_set, kid_words, words)
