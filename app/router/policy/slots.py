@@ -261,6 +261,10 @@ class Portions(_Family):
     food_bound_units: Words
 
 
+# The body temperature families live apart (``slot_temps``); they build on the types above.
+from .slot_temps import TemperatureContext, Temperatures  # noqa: E402
+
+
 class LabValues(_Family):
     units: Fragment
 
@@ -275,10 +279,12 @@ class SlotGrammar(BaseModel):
     dates: Dates | None = None
     subjects: Subjects | None = None
     portions: Portions | None = None
+    temperatures: Temperatures | None = None
+    temperature_context: TemperatureContext | None = None
     lab_values: LabValues | None = None
 
 
-_FAMILIES = ("numbers", "body", "dates", "subjects", "portions", "lab_values")
+_FAMILIES = ("numbers", "body", "dates", "subjects", "portions", "temperatures", "temperature_context", "lab_values")
 
 
 class SlotWords(BaseModel):
@@ -291,6 +297,8 @@ class SlotWords(BaseModel):
     dates: Dates
     subjects: Subjects
     portions: Portions
+    temperatures: Temperatures
+    temperature_context: TemperatureContext
     lab_values: LabValues
 
 
