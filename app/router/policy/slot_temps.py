@@ -171,6 +171,16 @@ class TemperatureContext(_Family):
         return re.compile(f"[^{re.escape(CLAUSE_ENDS)}]{{0,6}}?(?:{_either(self.asks_end)}|[?])")
 
     @cached_property
+    def dated(self) -> re.Pattern[str]:
+        """A character a day of the month needs: a day mark or a point (one search in C for a text)."""
+        return re.compile(f"[{re.escape(''.join(self.day_marks))}.]")
+
+    @cached_property
+    def clue(self) -> re.Pattern[str]:
+        """Any one of the clues (one search in C for a text)."""
+        return re.compile(_either(self.clues))
+
+    @cached_property
     def usual_pattern(self) -> re.Pattern[str]:
         """A usual-temperature word (group 1) in the reading's clause before it."""
         return re.compile(f"({self.usual})[^{re.escape(CLAUSE_ENDS)}()]*$")

@@ -79,9 +79,9 @@ def temperature(d: Draft, cues: Callable[[str], Hits], patterns: tuple[tuple[re.
         if cue.direction == "before" and cue.kind in _TIME_CUES and needed in text:
             found += [Hit(m.start(), m.end(), m.group(), cue) for m in pattern.finditer(text)]
     found.sort(key=START)
-    days = _days(c, text) if any(mark in text for mark in c.day_marks) or "." in text else []
+    days = _days(c, text) if c.dated.search(text) else []
     best: float | None = None
-    clues = any(clue in text for clue in c.clues)  # once each, so that most texts skip the searches per reading
+    clues = c.clue.search(text) is not None  # one pass each, so that most texts skip the searches per reading
     instructions = c.instruction_words.search(text) is not None
     times = [cue for cue in found if cue.payload.kind in _TIMES]
     moved_on = _story_moved_on(d.words, text, times, days) if times or days else None

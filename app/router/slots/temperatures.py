@@ -211,9 +211,9 @@ def unitless_readings(d: Draft) -> None:
     """烧到38.6, 最高体温39.2, 体温三十八点五: a number in range right after a temperature word needs
     no unit (SPEC §4.4 revision 2). One anchored match per temperature word."""
     text, t = d.text, d.words.temperatures
-    after_word = t.after_word_pattern
+    after_word, taken = t.after_word_pattern, t.taken
     for word in d.temperature_words:
-        if word.term.startswith(t.taken) and word.start and text[word.start - 1] in t.amount_before:
+        if word.term.startswith(taken) and word.start and text[word.start - 1] in t.amount_before:
             continue  # 奶量的40: an amount, not a reading taken
         m = after_word.match(text, word.end)
         if m is None or m.start("n") in d.readings:
