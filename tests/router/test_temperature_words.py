@@ -57,6 +57,8 @@ def temperature(policy_bytes: bytes, text: str) -> float | None:
 ROWS = [
     ("below_before 没到 is an upper bound, no reading", SHIPPED.encode(), "宝宝发烧，体温没到38度", None),
     ("without 没到 the same words are a reading", edit('"没超过", "没到", "没有到"', '"没超过", "没有到"'), "宝宝发烧，体温没到38度", 38.0),
+    ("ago_units 个多月: 两个多月前 dates the fever two months back (it raised KeyError)", SHIPPED.encode(), "两个多月前发烧39度", None),
+    ("a now cue after it: today's reading", SHIPPED.encode(), "两个多月前发烧过一次，今天又烧到39度", 39.0),
 ]
 
 
