@@ -164,7 +164,8 @@ DAY_TEXTS = [
 
 @pytest.mark.parametrize("text", [t for _, t in DAY_TEXTS], ids=[i for i, _ in DAY_TEXTS])
 def test_days_are_finditer_from_the_openings(text: str) -> None:
-    """``temperature_context._days`` tries ``_DAY`` only where a day can open: the same days as its finditer."""
-    expected = [(m.start(), int(m.group("d") or m.group("d2"))) for m in temperature_context._DAY.finditer(text)]
-    assert temperature_context._days(text) == expected
+    """``temperature_context._days`` tries the policy's ``day`` only where a day can open: the same days as its finditer."""
+    words = load_policy().slot_words.temperature_context
+    expected = [(m.start(), int(m.group("d") or m.group("d2"))) for m in words.day.finditer(text)]
+    assert temperature_context._days(words, text) == expected
 

@@ -261,6 +261,10 @@ class Portions(_Family):
     food_bound_units: Words
 
 
+# The body temperature families live apart (``slot_temps``); they build on the types above.
+from .slot_temps import TemperatureContext, Temperatures  # noqa: E402
+
+
 class LabValues(_Family):
     units: Fragment
 
@@ -279,13 +283,16 @@ class SlotGrammar(BaseModel):
     dates: Dates | None = None
     subjects: Subjects | None = None
     portions: Portions | None = None
+    temperatures: Temperatures | None = None
+    temperature_context: TemperatureContext | None = None
     lab_values: LabValues | None = None
     ages: Ages | None = None
     bounds: Bounds | None = None
     milestones: Milestones | None = None
 
 
-_FAMILIES = ("numbers", "body", "dates", "subjects", "portions", "lab_values", "ages", "bounds", "milestones")
+_FAMILIES = ("numbers", "body", "dates", "subjects", "portions", "temperatures", "temperature_context", "lab_values",
+             "ages", "bounds", "milestones")
 
 
 class SlotWords(BaseModel):
@@ -298,6 +305,8 @@ class SlotWords(BaseModel):
     dates: Dates
     subjects: Subjects
     portions: Portions
+    temperatures: Temperatures
+    temperature_context: TemperatureContext
     lab_values: LabValues
     ages: Ages
     bounds: Bounds

@@ -107,7 +107,7 @@ def pattern(unit_set: set[str], kid_words: tuple[str, ...], words: SlotWords) ->
         dates.tails(words)
         | ages.tails(unit_alternation, kids, words)
         | body.tails(words)
-        | temperatures.TAILS
+        | temperatures.tails(words)
         | {
             # 一个半月 = 1.5 个月, not 一个 + 半月
             "mid": f"{re.escape(n.counter)}半(?P<mid_u>{'|'.join(map(re.escape, n.half_units))})",
