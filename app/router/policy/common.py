@@ -1,5 +1,6 @@
-"""What every section of the policy shares: its string types, the strict model base, and the checks
-of a word list (a word listed twice, a word of two owners, a hider that hides nothing)."""
+"""What every section of the policy shares: its string types, the strict model base, the checks of a
+word list (a word listed twice, a word of two owners, a hider that hides nothing), and the shipped
+file's value of a key that a policy written before it (the released one) lacks."""
 
 from __future__ import annotations
 
