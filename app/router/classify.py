@@ -88,22 +88,8 @@ class Classification:
 
 
 _FIRST = _START = itemgetter(0)  # of a (start, …) tuple or a Hit
-# A character before a medicine suffix that makes it a portion or no word at all (两片, 几粒).
-_NOT_BEFORE_SUFFIX = frozenset("零〇一二两三四五六七八九十百千万半几多每整")
-# A number that can be a test's value: not an age, a time, a count of times or a body measure
-# (5岁孩子血常规正常值是多少 reads nothing). Only a run's first digit starts a match and the run
-# is taken possessively: one attempt per run, linear in the clause.
-_VALUE = re.compile("(?<![0-9.])[0-9]++(?:\\.[0-9]+)?+(?!多?(?:岁|个多?月|个半月|月|天|周|年|个?小时|次|斤|公斤|kg|cm|厘米))")
-# Right after a test's word, these say its value went somewhere (肌酐高, 血钾低了, 尿蛋白升到).
-_SAID_OF_A_VALUE = tuple("高低升降增减")
-# After a food, these make it a container: what is put in it is what is asked (米糊里拌上药粉).
-_VEHICLE = ("里", "中", "内")
-# Words that end a clause asking about what it names (奶粉还喂吗, 羊奶还是牛奶呢, 奶粉冲多少).
-_ASKING_ENDS = ("吗", "呢", "多少")
-# After a consume verb, words that name nothing: a verb followed only by these up to its clause's
-# end has no object (下午还能吃么, 可以少喝点么, 可以吃的吧, 能吃了吗). Matched from the verb's end, the run
-# stops at the first other character: runs after different verbs never overlap.
-_NO_OBJECT = re.compile("[吗嘛么吧呢啊呀哦噢哈啦了的点些一是不 \t~]*+")
+# The CJK Unified Ideographs block: a medicine suffix after one of them (that is no numeral) names a medicine.
+_IDEOGRAPHS = range(0x4E00, 0x9FFF + 1)
 
 
 def classify(policy: Policy, analysis: Analysis) -> Classification:
@@ -118,14 +104,14 @@ def classify(policy: Policy, analysis: Analysis) -> Classification:
     forms = analysis.hits.get("form")
     if forms and hits:
         hits = outside(hits, forms)
-    medicines = _medicines(analysis) if "medicine" in analysis.hits else []
     asking = policy.asking
+    medicines = _medicines(analysis, asking) if "medicine" in analysis.hits else []
     if not hits and not medicines:
         return _asked_food(policy, analysis)
 
     verbs = analysis.hits.get("consume")  # the lexicon's own group of the consume verbs
     first: str = hits[0].payload if hits else ""
-    foods = _foods(analysis)
+    foods = _foods(analysis, asking)
     # Diet advice redirects only in a text that names no food (SPEC §4.2 revision 2), and only under
     # a policy that names where it goes (a policy written before the revision has no advice intent).
     advising = not foods and bool(asking.advice_intent)
@@ -152,7 +138,7 @@ def classify(policy: Policy, analysis: Analysis) -> Classification:
         if redirected and start in redirected:
             name = redirected[start]
         elif advising and name == asking.food_intent and (
-            term in asking.diet_advice or (term in asking.consume_verbs and _no_object(analysis.views.text, term, start, cuts))
+            term in asking.diet_advice or (term in asking.consume_verbs and _no_object(analysis.views.text, term, start, cuts, asking))
         ):
             name = asking.advice_intent
         words = keywords.get(name)
@@ -218,7 +204,7 @@ def _medicine_verbs(
     searches per list, and each verb's object is one search: no product of verbs and foods. A verb
     with no object in its clause stays the food intent here (classify sends one followed by nothing but
     particles, in a text with no food, to the advice intent: 下午还能吃么)."""
-    foods = _foods(analysis) or []
+    foods = _foods(analysis, asking) or []
     redirected: dict[int, str] = {}
     in_clause: dict[int, list[tuple[int, bool]]] = {}  # clause → (start, is a food), built once per clause
     for verb in verbs:
@@ -257,7 +243,7 @@ def _serious_questions(text: str, hits: list[Hit], cuts: Cuts, questions: list[b
         if not questions[clause]:
             continue
         lo, hi = clause_bounds(cuts, clause, len(text))
-        if hit.end == clause_end(text, lo, hi) and (asking.general is None or not asking.general.search(text, lo, hi)):
+        if hit.end == clause_end(text, lo, hi, asking) and (asking.general is None or not asking.general.search(text, lo, hi)):
             decided.add(asking.serious_intent)
             return
 
@@ -338,7 +324,7 @@ def _asked_foods(
             lo, hi = clause_bounds(cuts, clause, len(text))
             found = ends[clause] = (
                 text.startswith("?", hi)
-                or text.endswith(_ASKING_ENDS, lo, clause_end(text, lo, hi))
+                or text.endswith(asking.food_question_ends, lo, clause_end(text, lo, hi, asking))
                 or ends_asking(text, lo, hi, asking)
             )
         if found:
@@ -358,7 +344,7 @@ def _asked_food(policy: Policy, analysis: Analysis) -> Classification:
     """No keyword at all: a question about a named food or drink is the food intent (SPEC §4.2
     revision 2: whether or how much of a named food — 给孩子喝温开水么, 萝卜要多少啊); anything else
     is ``unknown``."""
-    foods = _foods(analysis)
+    foods = _foods(analysis, policy.asking)
     if foods:
         cuts, questions = question_clauses(analysis, policy.asking)
         asked = tuple(dict.fromkeys(f.term for f in foods if questions[bisect_right(cuts, f.start)]))
@@ -394,42 +380,42 @@ def _has_reading(analysis: Analysis, hits: list[Hit], cuts: Cuts, asking: Asking
     for hit in hits:
         if hit.payload != intent or hit.term in generic:
             continue  # 正常吗 after an age (20多天的宝宝咳嗽正常吗) reads no result
-        if text.startswith(_SAID_OF_A_VALUE, hit.end):
+        if text.startswith(asking.value_directions, hit.end):
             return True
         clause = bisect_right(cuts, hit.start)
         if clause in searched:
             continue
         searched.add(clause)
         lo, hi = clause_bounds(cuts, clause, len(text))
-        if _VALUE.search(text, lo, hi):
+        if asking.value.search(text, lo, hi):
             return True
     return False
 
 
-def _no_object(text: str, verb: str, start: int, cuts: Cuts) -> bool:
+def _no_object(text: str, verb: str, start: int, cuts: Cuts, asking: Asking) -> bool:
     """Whether the consume verb ``verb`` at ``start`` is followed by nothing but particles to its clause's
     end (下午还能吃么): it names no food or drink. A verb of amount (喝多少, 可以多吃) asks about a
     quantity of something named before it (榴莲可以多吃吗): never without an object."""
-    if "多" in verb:
+    if asking.amount_mark in verb:
         return False
     end = start + len(verb)
     clause = bisect_left(cuts, end)
     hi = cuts[clause] if clause < len(cuts) else len(text)
-    run = _NO_OBJECT.match(text, end, hi)
+    run = asking.no_object.match(text, end, hi)
     return run is not None and run.end() == hi
 
 
-def _foods(analysis: Analysis) -> list[Hit] | None:
+def _foods(analysis: Analysis, asking: Asking) -> list[Hit] | None:
     """The foods a question can ask about: a food right before 里 / 中 / 内 is the vehicle of what is
     put in it (米糊里拌上药粉, 兑到奶粉中), not the thing asked (issue 21). One look per food."""
     foods = analysis.hits.get("food")
     if not foods:
         return foods
     text = analysis.views.text
-    return [f for f in foods if not text.startswith(_VEHICLE, f.end)]
+    return [f for f in foods if not text.startswith(asking.vehicles, f.end)]
 
 
-def _medicines(analysis: Analysis) -> list[Hit]:
+def _medicines(analysis: Analysis, asking: Asking) -> list[Hit]:
     """Medicine mentions: a name, or a suffix after a Chinese character that is not a numeral; a
     dosage form of two characters or more also after a brand's Latin letters or digits (ad滴剂,
     999冲剂: no portion reads so); never inside a food (薯片) or one of the policy's ordinary words
@@ -442,8 +428,8 @@ def _medicines(analysis: Analysis) -> list[Hit]:
             continue
         if hit.payload == "suffix":
             before = text[hit.start - 1] if hit.start else ""
-            if before in _NOT_BEFORE_SUFFIX or not (
-                "\u4e00" <= before <= "\u9fff" or (len(hit.term) > 1 and before.isascii() and before.isalnum())
+            if before in asking.not_before_suffix or not (
+                (before != "" and ord(before) in _IDEOGRAPHS) or (len(hit.term) > 1 and before.isascii() and before.isalnum())
             ):
                 continue
         if foods:

@@ -69,6 +69,9 @@ class ContextRules:
     carer_before_if_patient: frozenset[str]  # … and these when a patient word came earlier in the sentence
     # pattern name → pattern: a negation standing in a pattern's gap (嘴唇不发紫) still acts
     patterns_by_name: dict[str, re.Pattern[str]]
+    reflexive: frozenset[str]  # self words that name no one new right after a subject word (孩子自己)
+    perfect: frozenset[str]  # past after-cue words that are the perfect in a clause of today (抽搐过)
+    event_marks: frozenset[str]  # manner cue words that make the mention right before them a stated event (惊厥了)
 
 
 class Mention(NamedTuple):
@@ -270,7 +273,7 @@ class _Walk:
                 if kind == "past":
                     # 过 in a clause of today, with no past cue in force, is the perfect, not the past:
                     # 今天早上抽搐过一次 has happened today (前天半夜抽搐过 stays past)
-                    if not (hit.term == "过" and self.time != "past" and self.where[last][1] in self.clauses_of_now):
+                    if not (hit.term in self.rules.perfect and self.time != "past" and self.where[last][1] in self.clauses_of_now):
                         self.past[last] = True
                 else:
                     self.asked_after[last] = True
@@ -291,7 +294,7 @@ class _Walk:
             self.recurrence_end, self.recurrence_gap = hit.end, cue.max_gap
         elif kind == "manner":
             last = self.last
-            if hit.term == "了" and last >= 0 and hit.start == self.mentions[last].end:
+            if hit.term in self.rules.event_marks and last >= 0 and hit.start == self.mentions[last].end:
                 self.manner[last] = True  # 惊厥了: a stated event
             else:
                 self.manner_clause = True
@@ -333,7 +336,7 @@ class _Walk:
         elif kind == "self":
             if self.self_is_patient:
                 self.subject_other = False
-            elif (not (hit.term == "自己" and after_subject) and not self._patient_word_follows(hit.end)
+            elif (not (hit.term in self.rules.reflexive and after_subject) and not self._patient_word_follows(hit.end)
                   and not self._place_or_carer(hit)):
                 if not self.writer_subject:
                     self.before_writer, self.writer_subject = self.subject_other, True

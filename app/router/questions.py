@@ -15,8 +15,6 @@ from .lexicon import Hit
 from .policy import Asking
 
 Cuts = Sequence[int]  # the offsets of a text's clause ends, in text order (``text.Cut.marks``)
-# Said after a clause's last word without changing what it asks (可以吃香蕉嘛啊, 没事吧~).
-_TRAILING = frozenset(" \t~啊呀哈啦哦噢")
 
 
 def clause_bounds(cuts: Cuts, clause: int, length: int) -> tuple[int, int]:
@@ -64,9 +62,10 @@ def question_clauses(analysis: Analysis, asking: Asking) -> tuple[Cuts, list[boo
     return cuts, questions
 
 
-def clause_end(text: str, lo: int, hi: int) -> int:
-    """The end of the clause ``text[lo:hi]`` before its trailing particles."""
-    while hi > lo and text[hi - 1] in _TRAILING:
+def clause_end(text: str, lo: int, hi: int, asking: Asking) -> int:
+    """The end of the clause ``text[lo:hi]`` before its trailing particles (可以吃香蕉嘛啊, 没事吧~)."""
+    trailing = asking.trailing
+    while hi > lo and text[hi - 1] in trailing:
         hi -= 1
     return hi
 
@@ -75,7 +74,7 @@ def ends_asking(text: str, lo: int, hi: int, asking: Asking) -> bool:
     """A clause that ends in a colloquial question ending after a predicate (可以吃香蕉嘛, 能喝酸奶不,
     现在可以加蛋黄了是吧): the longest policy ending decides, so 什么, 那么 or 好吧 ask nothing. The
     ending must follow something: a bare 不 or 是吧 is an answer."""
-    end = clause_end(text, lo, hi)
+    end = clause_end(text, lo, hi, asking)
     if end == lo or text[end - 1] not in asking.ending_last:
         return False
     for size in range(min(asking.ending_max, end - lo), 0, -1):

@@ -73,8 +73,9 @@ def red_flags(
         extra.append(_as_mention(Mention, (start, end, rule.name, rule.concept)))
     infant = _infant_fever(rules, text, values)
     extra += infant
-    if rules.blood_pressure is not None and ("压" in text or "bp" in text or "/" in text):
-        extra += _blood_pressure(rules.blood_pressure, text)
+    bp = rules.blood_pressure
+    if bp is not None and ("/" in text or any(clue in text for clue in bp.clues)):
+        extra += _blood_pressure(bp, text)
     # The symptom families' words (the same scan's "symptom" group) and patterns (the same pattern
     # scan, under their symptom concept).
     symptom_concepts = rules.symptom_concepts
@@ -354,7 +355,7 @@ def _blood_pressure(bp: BloodPressure, text: str) -> list[Mention]:
     found: list[Mention] = []
     limits: tuple[int, int] | None = None  # read once, at the first reading
     read: set[int] = set()  # where the values of the readings after a word start
-    if "压" in text or "bp" in text:
+    if any(clue in text for clue in bp.clues):
         for m in bp.reading.finditer(text):
             read.add(m.start("s"))
             if limits is None:

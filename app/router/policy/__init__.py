@@ -203,7 +203,7 @@ def _compile(spec: PolicyFile, digest: str) -> Policy:
         intent_lexicon=Lexicon(intent_groups),
         slots=slot_dictionaries,
         slot_words=compile_slot_words(spec.slots),
-        asking=asking.compile_asking(spec.asking),
+        asking=asking.compile_asking(spec.asking, spec.medicines),
         write_required_slots=tuple(spec.route.write_required_slots),
         session_only_callers=frozenset(spec.route.session_only_callers),
         facts=facts.compile_rules(spec.facts) if spec.facts else None,

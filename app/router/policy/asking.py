@@ -12,7 +12,7 @@ from pydantic import Field, StringConstraints
 
 from ..text import fold
 from .access import unknown_roles, unregistered
-from .common import Groups, NonEmpty, Strict, Terms, alternation, duplicates, hides, overlaps, owned_by
+from .common import Groups, NonEmpty, Strict, Terms, alternation, duplicates, given_or_shipped, hides, overlaps, owned_by
 
 # ------------------------------------------------------------------------------------------------
 # The sections: intents, asking, medicines
@@ -65,12 +65,25 @@ class AskingEntry(Strict):
     # Session 4 (issue 21); absent: rule off. Keywords of serious_intent that ask what a thing did to
     # the child (有影响吗): about a food or a medicine just named, that thing's intent decides.
     effect_questions: list[NonEmpty] = []
+    # The grammar of what a clause asks (``Asking``): trailing particles, the endings that ask about a
+    # food, what names no consume verb's object, a verb of amount, a result's direction, the units of
+    # a number that is no result, a food as a vehicle. Each absent in a policy written before it (the
+    # released one): the shipped file's, the words that were code then.
+    trailing_particles: list[NonEmpty] | None = None
+    food_question_ends: list[NonEmpty] | None = None
+    no_object: list[NonEmpty] | None = None
+    amount_mark: NonEmpty | None = None
+    value_directions: list[NonEmpty] | None = None
+    not_value_units: list[NonEmpty] | None = None
+    value_about: NonEmpty | None = None
+    vehicles: list[NonEmpty] | None = None
 
 
 class MedicinesEntry(Strict):
     names: Terms
     suffixes: Terms
     not_medicines: Terms
+    not_before_suffix: list[NonEmpty] | None = None  # absent: the shipped file's
 
 
 # ------------------------------------------------------------------------------------------------
@@ -156,6 +169,10 @@ def check_asking(asking: AskingEntry, medicines: MedicinesEntry, keyword_owner: 
     hides(problems, "asking.not_reading_words", asking.not_reading_words, [fold(w) for w in asking.reading_words], "reading word")
     hides(problems, "asking.not_question_words", asking.not_question_words, asked, "question word")
     hides(problems, "asking.form_headings", asking.form_headings, list(keyword_owner) + asked, "intent keyword or question word")
+    for where, entry, key in (("asking", asking, "trailing_particles"), ("asking", asking, "no_object"),
+                              ("medicines", medicines, "not_before_suffix")):
+        problems.extend(f"{where}.{key}: {word!r} is not one character" for word in given_or_shipped(entry, where, key)
+                        if len(fold(word)) != 1)
     overlaps(problems, "medicines", {"names": medicines.names, "suffixes": medicines.suffixes, "not_medicines": medicines.not_medicines})
     medicine_words = [fold(w) for w in medicines.names + medicines.suffixes]
     for word in medicines.not_medicines:
@@ -196,6 +213,14 @@ class Asking:
     # shared automaton, where words as common as 多少 and 看看 cost every text a hit each.
     reading: re.Pattern[str] | None
     reading_generic: frozenset[str]  # keywords of reading_intent whose clause's digits read nothing
+    trailing: frozenset[str]  # said after a clause's last word without changing what it asks (啊, ~)
+    food_question_ends: tuple[str, ...]  # a clause ending so asks about its food (奶粉还喂吗)
+    no_object: re.Pattern[str]  # after a consume verb, a run of what names nothing (么, 点, 的吧)
+    amount_mark: str  # a consume verb holding it asks an amount (喝多少): never without an object
+    value_directions: tuple[str, ...]  # right after a reading keyword: its value went somewhere (肌酐高)
+    value: re.Pattern[str]  # a number that can be a test's value: no age, time, count or body measure
+    vehicles: tuple[str, ...]  # after a food: what is put in it is asked (米糊里拌上药粉)
+    not_before_suffix: frozenset[str]  # before a medicine suffix: a portion (两片, 几粒), no medicine
     # A modal, then within a few characters a feeding verb (奶粉可以照常喝吗, 要不要停母乳): searched
     # only in the question clauses of a text that names a food (None: rule off).
     feeding: re.Pattern[str] | None = None
@@ -230,9 +255,33 @@ def compile_intents(entries: list[IntentEntry], name_of: Mapping[str, str]) -> t
     )
 
 
-def compile_asking(asking: AskingEntry) -> Asking:
+# Blanks and the tilde, trailing a clause as its particles do (没事吧~): no words.
+_BLANKS = " \t~"
+# What a numeral is spelt with, before a medicine suffix a portion (两片, 半粒) as the policy's words are.
+_NUMERALS = "零〇一二两三四五六七八九十百千万半"
+
+
+def compile_asking(asking: AskingEntry, medicines: MedicinesEntry) -> Asking:
     endings = {fold(w): True for w in asking.question_endings} | {fold(w): False for w in asking.not_question_endings}
+
+    def words(key: str) -> list[str]:
+        return [fold(w) for w in given_or_shipped(asking, "asking", key)]
+
+    trailing = "".join(words("trailing_particles")) + _BLANKS
+    about = re.escape(fold(given_or_shipped(asking, "asking", "value_about")))
     return Asking(
+        trailing=frozenset(trailing),
+        food_question_ends=tuple(words("food_question_ends")),
+        # Matched from the verb's end, the run stops at the first other character: runs after
+        # different verbs never overlap.
+        no_object=re.compile(f"[{re.escape(''.join(words('no_object')) + trailing)}]*+"),
+        amount_mark=fold(given_or_shipped(asking, "asking", "amount_mark")),
+        value_directions=tuple(words("value_directions")),
+        # Only a run's first digit starts a match and the run is taken possessively: one attempt per
+        # run, linear in the clause.
+        value=re.compile(f"(?<![0-9.])[0-9]++(?:\\.[0-9]+)?+(?!(?:{about})?(?:{alternation(words('not_value_units'))}))"),
+        vehicles=tuple(words("vehicles")),
+        not_before_suffix=frozenset(_NUMERALS + "".join(fold(w) for w in given_or_shipped(medicines, "medicines", "not_before_suffix"))),
         weak_keywords=frozenset(fold(w) for w in asking.weak_keywords),
         consume_verbs=frozenset(fold(w) for w in asking.consume_verbs),
         food_intent=asking.food_intent,

@@ -1,14 +1,21 @@
-"""What every section of the policy shares: its string types, the strict model base, and the checks
-of a word list (a word listed twice, a word of two owners, a hider that hides nothing)."""
+"""What every section of the policy shares: its string types, the strict model base, the checks of a
+word list (a word listed twice, a word of two owners, a hider that hides nothing), and the shipped
+file's value of a key that a policy written before it (the released one) lacks."""
 
 from __future__ import annotations
 
 import re
-from typing import Annotated, Mapping, Sequence, TypeVar
+import tomllib
+from functools import lru_cache
+from importlib import resources
+from typing import Annotated, Any, Mapping, Sequence, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from ..text import fold
+
+# The shipped file sits in app/router, beside this package.
+_HOME = __name__.rsplit(".", 2)[0]
 
 NonEmpty = Annotated[str, StringConstraints(min_length=1)]
 Terms = Annotated[list[NonEmpty], Field(min_length=1)]
@@ -64,3 +71,24 @@ def hides(problems: list[str], where: str, words: list[str], inside: list[str], 
 def alternation(words: list[str]) -> str:
     """A regex alternation of the folded words, longest first (还可以 before 可以)."""
     return "|".join(re.escape(fold(w)) for w in sorted(words, key=len, reverse=True))
+
+
+@lru_cache(maxsize=1)
+def _shipped_file() -> dict[str, Any]:
+    return tomllib.loads(resources.files(_HOME).joinpath("policy.toml").read_text("utf-8"))
+
+
+def shipped(path: str) -> Any:
+    """The shipped file's value at ``path`` ("asking.vehicles"): what a policy written before the key
+    (the released one) reads, since its words were code when that policy was released. A shipped
+    file without it is a bug: ``KeyError`` here."""
+    value: Any = _shipped_file()
+    for key in path.split("."):
+        value = value[key]
+    return value
+
+
+def given_or_shipped(entry: BaseModel, where: str, key: str) -> Any:
+    """``entry``'s ``key``, or, where it is absent (None), the shipped file's at ``where.key``."""
+    value = getattr(entry, key)
+    return shipped(f"{where}.{key}") if value is None else value

@@ -17,7 +17,7 @@ from ..context import ContextRules, Cue
 from ..lexicon import Lexicon
 from ..patterns import pattern_problems, required_char
 from ..text import CLAUSE_ENDS, fold
-from .common import Name, NonEmpty, Strict, Terms
+from .common import Name, NonEmpty, Strict, Terms, given_or_shipped
 
 CueKind = Literal[
     "negation", "pseudo", "now", "past", "hypothetical", "habitual", "manner", "contrast", "recurrence", "now_clause", "ongoing",
@@ -72,6 +72,13 @@ class ContextEntry(Strict):
     governing_links: Terms
     enumeration_joiners: Terms
     enumeration_item_max: Annotated[int, Field(ge=1, le=8)]
+    # Each absent in a policy written before it (the released one): the shipped file's, the words
+    # that were code then. Self words that name no one new after a subject word (孩子自己); past
+    # after-cue words that are the perfect in a clause of today (抽搐过); manner cue words that make
+    # the mention right before them a stated event (惊厥了).
+    reflexive_words: list[NonEmpty] | None = None
+    perfect_words: list[NonEmpty] | None = None
+    event_marks: list[NonEmpty] | None = None
     cues: Annotated[list[CueEntry], Field(min_length=1)]
 
 
@@ -113,6 +120,9 @@ def check(context: ContextEntry, roles: set[str]) -> list[str]:
             problems.extend(f"{where}.patterns.{name}: {p}" for p in pattern_problems(pattern))
     for n, cue in enumerate(context.cues):
         _hiders(problems, f"context.cues[{n}] ({cue.kind}).not_inside", cue.not_inside, cue.words, role_of)
+    for key, role in (("reflexive_words", "self"), ("perfect_words", "past cue"), ("event_marks", "manner cue")):
+        problems.extend(f"context.{key}: {word!r} is no {role} word" for word in given_or_shipped(context, "context", key)
+                        if role_of.get(fold(word)) != role)
     _hiders(problems, "context.self_not_inside", context.self_not_inside, context.self_words, role_of)
     subject_words = context.patient_words + context.other_person_words + context.self_words + context.third_person_words
     _hiders(problems, "context.subject_not_inside", context.subject_not_inside, subject_words, role_of)
@@ -165,7 +175,14 @@ def compile_context(context: ContextEntry, patterns_by_name: dict[str, re.Patter
         carer_before=frozenset(fold(w) for w in context.carer_before),
         carer_before_if_patient=frozenset(fold(w) for w in context.carer_before_if_patient),
         patterns_by_name=patterns_by_name,
+        reflexive=_words(context, "reflexive_words"),
+        perfect=_words(context, "perfect_words"),
+        event_marks=_words(context, "event_marks"),
     )
+
+
+def _words(context: ContextEntry, key: str) -> frozenset[str]:
+    return frozenset(fold(w) for w in given_or_shipped(context, "context", key))
 
 
 def time_opening(context: ContextEntry) -> re.Pattern[str] | None:

@@ -11,6 +11,7 @@ so each grows with the other; split, one vocabulary change would touch both modu
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Annotated
 
@@ -20,7 +21,7 @@ from ..context import ContextRules
 from ..numerals import CHARS
 from ..patterns import heads, pattern_problems
 from ..text import CLAUSE_ENDS, fold
-from .common import Groups, Name, NonEmpty, Strict, Terms
+from .common import Groups, Name, NonEmpty, Strict, Terms, given_or_shipped
 from .cues import ContextEntry, compile_context, time_opening
 
 # ------------------------------------------------------------------------------------------------
@@ -67,6 +68,13 @@ class InfantFeverEntry(Strict):
     max_celsius: Annotated[float, Field(ge=35, le=45)]
     max_age_days: Annotated[int, Field(ge=1, le=365)]
     child_words: Terms  # unused since SPEC §4.7 revision 3 (the slot readers read the age)
+    # A fever said without a number (``_fever_word``); each absent in a policy written before it
+    # (the released one): the shipped file's, the words that were code then.
+    fever_words: list[NonEmpty] | None = None
+    fever_patterns: list[NonEmpty] | None = None
+    hot: NonEmpty | None = None
+    hot_body: list[NonEmpty] | None = None
+    hot_degree: list[NonEmpty] | None = None
 
 
 class BloodPressureEntry(Strict):
@@ -80,6 +88,8 @@ class BloodPressureEntry(Strict):
     child_diastolic: Annotated[int, Field(ge=60, le=200)]
     window: Annotated[int, Field(ge=1, le=20)]
     not_before: list[NonEmpty] = []  # 高压锅: what a word is not when these follow it
+    more: NonEmpty | None = None  # 血压170多; absent (a policy before it): the shipped file's
+    age_unit: NonEmpty | None = None  # 12岁: a child's text; absent: the shipped file's
 
 
 class P0Entry(Strict):
@@ -207,6 +217,8 @@ def check(p0: P0Entry, symptoms: SymptomsEntry | None) -> list[str]:
         problems.append(f"p0.infant_fever: unknown concept {fever.concept!r}")
     if fever.max_celsius <= fever.min_celsius:
         problems.append("p0.infant_fever: max_celsius must be above min_celsius")
+    problems.extend(f"p0.infant_fever.fever_patterns: {pattern!r} {p}"
+                    for pattern in fever.fever_patterns or () for p in pattern_problems(pattern))
 
     if symptoms is not None:
         problems.extend(_check_symptoms(symptoms, p0, owner, names))
@@ -298,6 +310,9 @@ class BloodPressure:
     pair: re.Pattern[str]  # two values with a slash and no word (量了170/110的血压): groups s, d
     diastolic_words: frozenset[str]
     child: re.Pattern[str]
+    # Strings one of which every pressure word holds (压, bp): a text with none of them has no
+    # reading after a word, found by a C-level ``in`` each before any pattern runs.
+    clues: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -361,13 +376,7 @@ def compile_rules(p0: P0Entry, context: ContextEntry, symptoms: SymptomsEntry | 
     starts = {key: tuple(c for c in patterns if key in opening[c] or key[0] in opening[c])
               for key in sorted(frozenset().union(*opening.values()))}
     fever = p0.infant_fever
-    # 烫 only said of the body (身上有点烫, 额头挺烫, 摸着烫): 水有点烫 is the bath; 有点烧 not 烧心 (heartburn).
-    # Every alternative opens with a literal (the body words distributed, the same tries in the same
-    # order), so sre skips in C to the next possible first character: a group first made it try the
-    # whole pattern at every position, 2.4 µs of a dev text's route_request (0.6 µs so).
-    body = ("身上", "身体", "头", "额头", "脑门", "浑身", "全身", "后背", "背上", "脖子", "肚子", "手心", "脚心", "摸着", "摸起来")
-    fever_word = re.compile("发烧|发热|发高烧|高烧|低烧|烧起来|发烫|很烫|滚烫|烫手|体温高|体温偏高|有点烧(?!心)|有些烧(?!心)|"
-                            + "|".join(f"{word}(?:有点|有些|挺|好|都)?烫" for word in body))
+    fever_word = _fever_word(fever)
     kid = "|".join(re.escape(fold(w)) for w in sorted(context.patient_words, key=len, reverse=True))
     return RedFlagRules(
         concept_ids=tuple(c.id for c in p0.concepts),
@@ -414,22 +423,53 @@ def _prefilter(starts: dict[str, tuple[tuple[re.Pattern[str], str, str], ...]]) 
     return re.compile("|".join(alternatives)) if alternatives else None
 
 
+def _fever_word(fever: InfantFeverEntry) -> re.Pattern[str]:
+    """A fever said without a number (新生儿发烧, 摸着很烫): the policy's fever words and patterns,
+    tried in its order, then 烫 said of the body (身上有点烫, 额头挺烫: 水有点烫 is the bath). Every
+    alternative opens with a literal (the body words distributed, the same tries in the same order),
+    so sre skips in C to the next possible first character: a group first made it try the whole
+    pattern at every position, 2.4 µs of a dev text's route_request (0.6 µs so)."""
+    def words(key: str) -> list[str]:
+        return [re.escape(fold(w)) for w in given_or_shipped(fever, "p0.infant_fever", key)]
+
+    hot = re.escape(fold(given_or_shipped(fever, "p0.infant_fever", "hot")))
+    degree = "|".join(words("hot_degree"))
+    return re.compile("|".join(words("fever_words") + list(given_or_shipped(fever, "p0.infant_fever", "fever_patterns"))
+                               + [f"{body}(?:{degree})?{hot}" for body in words("hot_body")]))
+
+
+def _clues(words: list[str]) -> tuple[str, ...]:
+    """Few short strings, one of which every word holds: the character most of the words left hold,
+    in turn; a word in ASCII letters is its own (a letter alone is in every English text)."""
+    left, clues = list(dict.fromkeys(words)), []
+    while left:
+        counts = Counter(ch for w in left if not w.isascii() for ch in set(w))
+        clue = max(counts, key=counts.__getitem__) if counts else left[0]
+        clues.append(clue)
+        left = [w for w in left if clue not in w]
+    return tuple(clues)
+
+
 def _blood_pressure(bp: BloodPressureEntry, kid: str) -> BloodPressure:
     words = "|".join(re.escape(fold(w)) for w in sorted(bp.words + bp.diastolic_words, key=len, reverse=True))
     not_before = "|".join(re.escape(fold(w)) for w in bp.not_before)
+    more = re.escape(fold(given_or_shipped(bp, "p0.blood_pressure", "more")))
+    year = re.escape(fold(given_or_shipped(bp, "p0.blood_pressure", "age_unit")))
     # 血压175/115, 高压180, 血压170多, 收缩压 185 mmHg, 血压一百八十/一百二十, 高压一百八: a word, a short
     # gap in the clause with no digit, the first value and perhaps a second after a slash; a value
     # in Chinese numerals is read by the project's converter (``numerals``), as every number is.
     value = f"[0-9]{{2,3}}(?![0-9.])|(?<![{_CN}百])[{_CN}百]{{2,6}}"
     reading = re.compile(
         f"(?P<w>{words})" + (f"(?!{not_before})" if not_before else "")
-        + f"[^{CLAUSE_ENDS}0-9]{{0,{bp.window}}}?(?<![0-9.])(?P<s>{value})(?:多)?"
+        + f"[^{CLAUSE_ENDS}0-9]{{0,{bp.window}}}?(?<![0-9.])(?P<s>{value})(?:{more})?"
         f"(?:\\s?/\\s?(?P<d>{value}))?"
     )
-    child = re.compile(f"{kid}|(?<![0-9])(?:1[0-7]|[1-9])岁|[一二两三四五六七八九]岁|十[一二三四五六七]?岁")
+    # A patient word or an age under 18 (5岁, 十二岁) makes the text a child's.
+    child = re.compile(f"{kid}|(?<![0-9])(?:1[0-7]|[1-9]){year}|[一二两三四五六七八九]{year}|十[一二三四五六七]?{year}")
     pair = re.compile("(?<![0-9./])(?P<s>[0-9]{2,3})\\s?/\\s?(?P<d>[0-9]{2,3})(?![0-9./])")
     return BloodPressure(bp.concept, bp.name, (bp.systolic, bp.diastolic), (bp.child_systolic, bp.child_diastolic), reading, pair,
-                         frozenset(fold(w) for w in bp.diastolic_words), child)
+                         frozenset(fold(w) for w in bp.diastolic_words), child,
+                         _clues([fold(w) for w in bp.words + bp.diastolic_words]))
 
 
 def p0_words(p0: P0Entry) -> Groups:
