@@ -143,12 +143,12 @@ def as_facts(value: PatientFacts | Mapping[str, Any] | None) -> PatientFacts | N
 
 # Where the slot readers may read a temperature (§4.4 revision 2, slots/temperatures.py): a number
 # of 35–43 (in digits, or 三十… / 四十… in numerals), and with it a temperature word of theirs, ℃ / °,
-# a short reply (at most REPLY_LENGTH characters) or a message that opens with the number. Elsewhere
+# a short reply (at most REPLY_LENGTH characters) or a message that opens with the number
+# (``FactRules.opens_with_number``, after the reader's own reply opening). Elsewhere
 # they read none, and the facts do not ask them.
 # Written with a first character per branch (the lookbehind after the two digits): the engine then
 # skips to a 3, 4, 三 or 四, ×2–5 faster than a lookbehind first on a long message.
 _READING_NUMBER = re.compile("3[5-9](?<![0-9]..)(?![0-9])|4[0-3](?<![0-9]..)(?![0-9])|三十|四十")
-_OPENS_WITH_NUMBER = re.compile("\\s*(?:现在|目前|刚才|刚刚|刚|这会儿?)?(?:是|有|也是|又|还是|量的|测的)?\\s*(?:[0-9]|[三四]十)")
 REPLY_LENGTH = 40  # slots.temperatures.REPLY_LENGTH (a test keeps them equal; importing it here would be circular)
 _AGE, _THERAPY, _NEPHROTIC = FACT_KEYS
 _READING = "temperature"  # the kind of a temperature word (the slots' lexicon group) beside a reading
@@ -222,7 +222,7 @@ def fact_flags(
         present = (words[0].payload if len(words) == 1 else frozenset().union(*[h.payload for h in words])) & plan.kinds
     if not present:
         # Most texts: no fact word these facts read; only a current fever reading could make a flag.
-        if not _may_read(text, hits):
+        if not _may_read(rules, text, hits):
             return []
         plan = _plan(facts, rules)
         if not plan.fever_alone:
@@ -236,7 +236,7 @@ def fact_flags(
     fever = "fever" in present
     may_read: bool | None = None
     if fever_counts:
-        may_read = _may_read(text, hits)
+        may_read = _may_read(rules, text, hits)
         if may_read:
             celsius = temperature()
             if celsius is not None:
@@ -280,7 +280,7 @@ def _flags(
         if not fever_alone:
             return []  # the text's fact words are of kinds these facts do not read
         if may_read is None:
-            may_read = _may_read(text, hits)
+            may_read = _may_read(rules, text, hits)
         if not may_read:
             return []
     present = {h.payload for h in found}
@@ -293,7 +293,7 @@ def _flags(
     reading = False  # a current reading at or above the fever threshold
     if fever_counts:
         if may_read is None:
-            may_read = _may_read(text, hits)
+            may_read = _may_read(rules, text, hits)
         if may_read:
             celsius = temperature()
             if celsius is not None:
@@ -367,10 +367,10 @@ def _flags(
     return [f for f in dict.fromkeys(made) if (f.concept, f.context) not in theirs]
 
 
-def _may_read(text: str, hits: Hits) -> bool:
+def _may_read(rules: FactRules, text: str, hits: Hits) -> bool:
     return _READING_NUMBER.search(text) is not None and (
         bool(hits.get("temperature")) or "℃" in text or "°" in text or len(text) <= REPLY_LENGTH
-        or _OPENS_WITH_NUMBER.match(text) is not None)
+        or rules.opens_with_number.match(text) is not None)
 
 
 def _with(mentions: list[tuple[Mention, str]], partners: list[tuple[str, str]]) -> list[tuple[Mention, str]]:

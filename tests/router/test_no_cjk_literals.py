@@ -31,11 +31,6 @@ ALLOWED = {
     ("app/router/text.py", "_FULL_WIDTH_MAP"), ("app/router/text.py", "_FULL_WIDTH"),
 }
 
-# Modules other work still moves words out of (issue 30); emptied as each is done.
-EXEMPT = frozenset({
-    "app/router/facts.py",
-})
-
 _CJK = re.compile("[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef\U00020000-\U0002ffff]")
 
 
@@ -71,14 +66,14 @@ def modules() -> list[str]:
     return sorted(str(p.relative_to(ROOT)) for p in APP.rglob("*.py"))
 
 
-@pytest.mark.parametrize("module", [m for m in modules() if m not in EXEMPT])
+@pytest.mark.parametrize("module", modules())
 def test_no_word_is_a_string_literal_of_app_code(module):
     allowed = frozenset(name for where, name in ALLOWED if where == module)
     assert cjk_literals((ROOT / module).read_text(encoding="utf-8"), allowed) == []
 
 
-def test_every_exempt_or_allowed_module_exists():
-    assert EXEMPT | {where for where, _ in ALLOWED} <= set(modules())
+def test_every_allowed_module_exists():
+    assert {where for where, _ in ALLOWED} <= set(modules())
 
 
 CHECKED = [

@@ -172,6 +172,7 @@ def _cross_check(spec: PolicyFile) -> list[str]:
 def _compile(spec: PolicyFile, digest: str) -> Policy:
     name_of = {mcp_id: entry.name for mcp_id, entry in spec.mcps.items()}
     intents = asking.compile_intents(spec.intents, name_of)
+    slot_words = compile_slot_words(spec.slots)
     emergency = next(i for i in intents if not spec.intents[i.order].keywords)
     slot_dictionaries = slots.compile_slots(spec.slots, spec.context)
     p0_groups = red_flags.p0_words(spec.p0)
@@ -202,9 +203,9 @@ def _compile(spec: PolicyFile, digest: str) -> Policy:
         redline=Lexicon(redline_groups),
         intent_lexicon=Lexicon(intent_groups),
         slots=slot_dictionaries,
-        slot_words=compile_slot_words(spec.slots),
+        slot_words=slot_words,
         asking=asking.compile_asking(spec.asking, spec.medicines),
         write_required_slots=tuple(spec.route.write_required_slots),
         session_only_callers=frozenset(spec.route.session_only_callers),
-        facts=facts.compile_rules(spec.facts) if spec.facts else None,
+        facts=facts.compile_rules(spec.facts, slot_words.temperatures.reply_opening) if spec.facts else None,
     )

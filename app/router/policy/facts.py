@@ -6,6 +6,7 @@ read this section.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from pydantic import Field
@@ -71,10 +72,16 @@ class FactRules:
     fever_celsius: float
     reading_name: str
     concept: dict[str, str]  # age_years, transplant, pd, hd, nephrotic → concept id
+    # A message that opens with a number, after the temperature reader's own reply opening
+    # ([slots.temperatures] reply_opening: 现在是38度): one of the places it may read a reading.
+    opens_with_number: re.Pattern[str]
 
 
-def compile_rules(entry: FactsEntry) -> FactRules:
-    return FactRules(entry.young_infant_years, entry.fever_celsius, entry.reading_name, entry.concepts.model_dump())
+def compile_rules(entry: FactsEntry, reply_opening: re.Pattern[str]) -> FactRules:
+    """``reply_opening``: the temperature reader's (``[slots.temperatures]``), read, not copied."""
+    opens = re.compile(r"\s*(?:" + reply_opening.pattern + r")\s*(?:[0-9]|[三四]十)")
+    return FactRules(entry.young_infant_years, entry.fever_celsius, entry.reading_name, entry.concepts.model_dump(),
+                     opens)
 
 
 def lexicon_groups(entry: FactsEntry) -> Groups:
