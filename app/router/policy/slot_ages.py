@@ -7,7 +7,7 @@ branches, patterns are searched on their own; the readers hold the algorithm.
 
 from __future__ import annotations
 
-from .slots import Chars, Fragment, Regex, Table, Word, Words, _Family
+from .slot_types import Chars, Fragment, Regex, Table, Word, Words, _Family
 
 
 class Ages(_Family):

@@ -20,7 +20,7 @@ from pydantic import BeforeValidator, Field, model_validator
 
 from ..numerals import CHARS
 from ..text import CLAUSE_ENDS, COMMA, LIST_MARK, SENTENCE_ENDS
-from .slots import Chars, Table, Word, Words, _Family, _regex
+from .slot_types import Chars, Table, Word, Words, _Family, _regex
 
 _NUMERALS = "{NUMERALS}"
 

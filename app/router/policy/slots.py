@@ -29,146 +29,19 @@ import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from re import _constants as sre  # type: ignore[attr-defined]
-from re import _parser as sre_parse  # type: ignore[attr-defined]
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ..patterns import MAX_GAP
-from ..text import CLAUSE_ENDS, COMMA, LIST_MARK, SENTENCE_ENDS, fold
+from ..text import fold
 from .common import Groups, NonEmpty, Terms, duplicates, overlaps
 from .cues import ContextEntry
+from .slot_ages import Ages, Bounds, Milestones
+from .slot_temps import TemperatureContext, Temperatures
+from .slot_types import Chars, Fragment, Regex, Table, Word, Words, _Family
 
 # The shipped file sits in app/router, beside this package.
 _HOME = __name__.rsplit(".", 2)[0]
-# The placeholders a pattern names, each ``text.py``'s marks (CLAUSE_ONLY: the comma, which ends a
-# clause and not its sentence).
-_MARKS = {"CLAUSE_ENDS": CLAUSE_ENDS, "SENTENCE_ENDS": SENTENCE_ENDS, "CLAUSE_ONLY": COMMA, "LIST_MARK": LIST_MARK}
-# Inside a character class, where every placeholder is substituted: escaped so a mark is literal.
-_CLASS_BODY = {name: "".join(re.escape(ch) for ch in marks) for name, marks in _MARKS.items()}
-_PLACEHOLDER = re.compile(r"\{([A-Z_]+)\}")
-# Written punctuation a pattern must name instead, and the full-width forms of the ASCII marks (the
-# text view has none: NFKC made them ASCII, so a pattern that writes one matches nothing there).
-_WRITTEN = frozenset(CLAUSE_ENDS + LIST_MARK + "".join(chr(ord(ch) + 0xFEE0) for ch in CLAUSE_ENDS if "!" <= ch <= "~"))
-
-
-def _words(value: list[str]) -> tuple[str, ...]:
-    folded = [fold(w) for w in value]
-    if len(set(folded)) != len(folded):
-        raise ValueError("a word is listed twice")
-    return tuple(folded)
-
-
-def _pattern(value: str) -> str:
-    """The pattern with its placeholders substituted, or ``ValueError`` naming what is wrong."""
-    unknown = [name for name in _PLACEHOLDER.findall(value) if name not in _MARKS]
-    if unknown:
-        raise ValueError(f"unknown placeholder {{{unknown[0]}}}")
-    expanded = _PLACEHOLDER.sub(lambda m: _CLASS_BODY[m.group(1)], value)
-    try:
-        # As written, each placeholder a private-use character: a mark found now was written out.
-        written = sre_parse.parse(_PLACEHOLDER.sub("\ue000", value))
-        parsed = sre_parse.parse(expanded)
-    except re.error as exc:
-        raise ValueError(f"is not a valid regular expression ({exc.msg})") from None
-    if _writes_mark(written):
-        raise ValueError("writes clause punctuation: name it ({CLAUSE_ENDS}, {SENTENCE_ENDS}, {CLAUSE_ONLY}, {LIST_MARK})")
-    problems: list[str] = []
-    _walk(parsed, problems)
-    if problems:
-        raise ValueError("; ".join(dict.fromkeys(problems)))
-    return expanded
-
-
-_REPEATS = (sre.MAX_REPEAT, sre.MIN_REPEAT, getattr(sre, "POSSESSIVE_REPEAT", None))
-
-
-def _inner(op: Any, av: Any) -> list[Any]:
-    """The sub-patterns of one parsed element: a group's, a repeat's, a look-around's, a branch's."""
-    if op in _REPEATS:
-        return [av[2]]
-    if op is sre.SUBPATTERN:
-        return [av[3]]
-    if op is sre.ATOMIC_GROUP:
-        return [av]
-    if op in (sre.ASSERT, sre.ASSERT_NOT):
-        return [av[1]]
-    if op is sre.BRANCH:
-        return list(av[1])
-    return []
-
-
-def _writes_mark(items: Any) -> bool:
-    """Whether a literal, a negated literal or a class member of ``items`` is a clause or list mark."""
-    for op, av in items:
-        if op in (sre.LITERAL, sre.NOT_LITERAL) and chr(av) in _WRITTEN:
-            return True
-        if op is sre.IN and any(o is sre.LITERAL and chr(a) in _WRITTEN for o, a in av):
-            return True
-        if any(_writes_mark(inner) for inner in _inner(op, av)):
-            return True
-    return False
-
-
-def _walk(items: Any, problems: list[str]) -> None:
-    for op, av in items:
-        if op is sre.ANY:
-            problems.append("uses '.', which can cross clause punctuation")
-        elif op in (sre.GROUPREF, sre.GROUPREF_EXISTS, sre.GROUPREF_IGNORE):
-            problems.append("uses a back reference")
-        elif op in _REPEATS:
-            high, inner = av[1], av[2]
-            if high is sre.MAXREPEAT or high > MAX_GAP:
-                listed = len(inner) == 1 and inner[0][0] is sre.IN and all(o is not sre.NEGATE for o, _ in inner[0][1])
-                if not listed or any(re.fullmatch(f"[{_class_source(inner)}]", ch) for ch in CLAUSE_ENDS):
-                    problems.append(f"repeats more than {MAX_GAP} times something other than a listed set of characters "
-                                    "without clause marks")
-        for inner_items in _inner(op, av):
-            _walk(inner_items, problems)
-
-
-def _class_source(inner: Any) -> str:
-    """A character class as regex source, to test it against the clause marks."""
-    out: list[str] = []
-    for op, av in inner[0][1]:
-        if op is sre.LITERAL:
-            out.append(re.escape(chr(av)))
-        elif op is sre.RANGE:
-            out.append(f"{re.escape(chr(av[0]))}-{re.escape(chr(av[1]))}")
-        else:  # a category or anything else: assumed to admit a mark
-            return r"\s\S"
-    return "".join(out)
-
-
-def _regex(value: Any) -> Any:
-    return re.compile(_pattern(value)) if isinstance(value, str) else value
-
-
-def _chars(value: tuple[str, ...]) -> tuple[str, ...]:
-    if any(len(ch) != 1 for ch in value):
-        raise ValueError("each entry is one character")
-    return value
-
-
-def _table(value: dict[str, int]) -> dict[str, int]:
-    folded = {fold(k): v for k, v in value.items()}
-    if len(folded) != len(value):
-        raise ValueError("a word is listed twice")
-    return folded
-
-
-Words = Annotated[tuple[str, ...], Field(min_length=1), AfterValidator(_words)]
-Chars = Annotated[tuple[str, ...], Field(min_length=1), AfterValidator(_words), AfterValidator(_chars)]
-Table = Annotated[dict[str, int], Field(min_length=1), AfterValidator(_table)]
-Word = Annotated[str, Field(min_length=1), AfterValidator(fold)]
-# A piece of a larger pattern (the slot scan's branches), and a pattern searched on its own.
-Fragment = Annotated[str, Field(min_length=1), AfterValidator(_pattern)]
-Regex = Annotated[re.Pattern[str], BeforeValidator(_regex)]
-
-
-class _Family(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class Numbers(_Family):
@@ -261,16 +134,12 @@ class Portions(_Family):
     food_bound_units: Words
 
 
-# The body temperature families live apart (``slot_temps``); they build on the types above.
-from .slot_temps import TemperatureContext, Temperatures  # noqa: E402
 
 
 class LabValues(_Family):
     units: Fragment
 
 
-# The age families live apart (``slot_ages``); they build on the types above.
-from .slot_ages import Ages, Bounds, Milestones  # noqa: E402
 
 
 class SlotGrammar(BaseModel):
