@@ -145,3 +145,82 @@ Regex = Annotated[re.Pattern[str], BeforeValidator(_regex)]
 
 class _Family(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# The finite languages of small patterns: every string a fragment (or one of its named groups) can
+# match, for the checks that a table holds an entry for each (``slots.SlotWords``). Lookarounds are
+# zero-width: they narrow where a string is matched, not which strings.
+_LANGUAGE_LIMIT = 256
+
+
+def language(fragment: str, group: str | None = None) -> frozenset[str] | None:
+    """The strings ``fragment`` (or its group named ``group``) matches; None when there are more
+    than a few hundred, or it repeats without bound, or uses anything but literals, character sets,
+    alternatives, groups, optional or bounded repeats and lookarounds."""
+    parsed = sre_parse.parse(fragment)
+    if group is None:
+        return _language(list(parsed))
+    index = parsed.state.groupdict.get(group)
+    found = _group_items(list(parsed), index) if index is not None else None
+    return None if found is None else _language(found)
+
+
+def _group_items(items: list[Any], index: int) -> list[Any] | None:
+    for op, av in items:
+        if op is sre.SUBPATTERN and av[0] == index:
+            return list(av[3])
+        for inner in _inner(op, av):
+            found = _group_items(list(inner), index)
+            if found is not None:
+                return found
+    return None
+
+
+def _language(items: list[Any]) -> frozenset[str] | None:
+    strings: frozenset[str] = frozenset({""})
+    for op, av in items:
+        part = _item_language(op, av)
+        if part is None:
+            return None
+        strings = frozenset(a + b for a in strings for b in part)
+        if len(strings) > _LANGUAGE_LIMIT:
+            return None
+    return strings
+
+
+def _item_language(op: Any, av: Any) -> frozenset[str] | None:
+    if op is sre.LITERAL:
+        return frozenset({chr(av)})
+    if op in (sre.ASSERT, sre.ASSERT_NOT, sre.AT):
+        return frozenset({""})
+    if op is sre.SUBPATTERN:
+        return _language(list(av[3]))
+    if op is sre.BRANCH:
+        found: set[str] = set()
+        for branch in av[1]:
+            part = _language(list(branch))
+            if part is None:
+                return None
+            found |= part
+        return frozenset(found)
+    if op is sre.IN:
+        chars: set[str] = set()
+        for kind, value in av:
+            if kind is sre.LITERAL:
+                chars.add(chr(value))
+            elif kind is sre.RANGE and value[1] - value[0] < _LANGUAGE_LIMIT:
+                chars.update(chr(c) for c in range(value[0], value[1] + 1))
+            else:
+                return None
+        return frozenset(chars)
+    if op in (sre.MAX_REPEAT, sre.MIN_REPEAT, getattr(sre, "POSSESSIVE_REPEAT", sre.MAX_REPEAT)) and av[1] <= 4:
+        once = _language(list(av[2]))
+        if once is None:
+            return None
+        found, current = set(), frozenset({""})
+        for count in range(av[1] + 1):
+            if count >= av[0]:
+                found |= current
+            current = frozenset(a + b for a in current for b in once)
+        return frozenset(found) if len(found) <= _LANGUAGE_LIMIT else None
+    return None

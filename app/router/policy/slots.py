@@ -29,7 +29,7 @@ import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Annotated, Literal
+from typing import Annotated, Callable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -38,7 +38,7 @@ from .common import Groups, NonEmpty, Terms, duplicates, overlaps
 from .cues import ContextEntry
 from .slot_ages import Ages, Bounds, Milestones
 from .slot_temps import TemperatureContext, Temperatures
-from .slot_types import Chars, Fragment, Regex, Table, Word, Words, _Family
+from .slot_types import Chars, Fragment, Regex, Table, Word, Words, _Family, language
 
 # The shipped file sits in app/router, beside this package.
 _HOME = __name__.rsplit(".", 2)[0]
@@ -182,6 +182,37 @@ class SlotWords(BaseModel):
     milestones: Milestones
 
 
+
+def _uncounted_spans(words: SlotWords) -> list[str]:
+    """A span a reader can match that no table counts would raise at the first text holding it
+    (两个多月前 did, on main at 83967c1): each span pattern's words must each be in its table —
+    an age's months, days or half months, a bound's days, the fever-context's "ago" units."""
+    a, b, c = words.ages, words.bounds, words.temperature_context
+
+    def plain(span: str) -> str:  # a bound's span without its vague 多 / 几 (快三个多月 is under 3 months)
+        for vague in b.vague:
+            span = span.replace(vague, "")
+        return span
+
+    counted = set(a.month_spans) | set(a.day_spans)
+    checks: list[tuple[str, frozenset[str] | None, Callable[[str], bool]]] = [
+        ("slots.ages.spans", language(a.spans), lambda s: s in a.half_spans or (s in counted and plain(s) in b.days)),
+        ("slots.ages.lead_spans", language(a.lead_spans), lambda s: s in (a.bare_month, *a.half_spans) or s in counted),
+        ("slots.ages.month", frozenset({a.month, a.months_more}), lambda s: s in a.month_spans and plain(s) in b.days),
+        ("slots.bounds.spans", language(b.spans), lambda s: s == b.half_month or s in b.days),
+        ("slots.temperature_context.ago", language(c.ago.pattern, "u"), lambda s: s in c.ago_units),
+    ]
+    problems = []
+    for where, spans, counts in checks:
+        if spans is None:
+            problems.append(f"{where}: not a short list of words, so its spans cannot be checked")
+            continue
+        missing = sorted(s for s in spans if not counts(s))
+        if missing:
+            problems.append(f"{where}: no table counts {', '.join(missing)}")
+    return problems
+
+
 def compile_slot_words(spec: SlotGrammar) -> SlotWords:
     """Every family of ``spec``, the shipped file's where ``spec`` has none."""
     return SlotWords.model_validate(
@@ -221,7 +252,7 @@ def check(slots: SlotsEntry, context: ContextEntry) -> list[str]:
         if meal not in slots.meals:
             problems.append(f"slots.meals: no words for {meal!r}")
     overlaps(problems, "slots.meals", slots.meals)
-    return problems
+    return problems + _uncounted_spans(compile_slot_words(slots))
 
 
 @dataclass(frozen=True, slots=True)
