@@ -7,8 +7,9 @@ of every ``[slots.*]`` family (units, spans, time words, fillers…) after a num
 of the tails that give a number its meaning (前, 以来, 内, 了 …), in the sentences the readers
 look at (a fever, a reading, an age, a meal), then word against word in a seeded random product.
 Each text goes through ``Router.call``, the protocol's entry, for route_request and extract_slots:
-the test fails on any exception and on an answer that is not a decision. It asserts nothing about
-which decision: the tables do that. (Main's code at 83967c1, given these words, raised on 16 of the
+the test fails on any exception, on an answer that is not a decision and on a value no reading
+may give (a temperature outside 35–43 °C, a negative age, an unparsable date). It asserts nothing
+about which decision: the tables do that. (Main's code at 83967c1, given these words, raised on 16 of the
 80,400 texts of the first test, in both tools.)
 """
 
@@ -61,7 +62,14 @@ def _calls(router, text: str) -> None:
     routed = router.call("route_request", {"text": text, "caller": "parent_assistant", "patient_id": "P0001"})
     assert routed.status in {"proceed", "clarify", "denied", "review", "confirm", "halt"}, routed.status
     slots = router.call("extract_slots", {"text": text, "reference_date": date(2026, 3, 10).isoformat()})
-    assert slots is not None
+    # What every value must be, whatever the words around it (SPEC §4.4).
+    assert slots.temperature_c is None or 35 <= slots.temperature_c <= 43, slots.temperature_c
+    assert slots.age_years is None or slots.age_years >= 0, slots.age_years
+    assert slots.weight_kg is None or slots.weight_kg > 0, slots.weight_kg
+    assert slots.height_cm is None or slots.height_cm > 0, slots.height_cm
+    assert slots.time_window_days is None or slots.time_window_days >= 0, slots.time_window_days
+    assert all(date.fromisoformat(day) for day in slots.date)
+    assert set(slots.approximate) <= set(type(slots).model_fields), slots.approximate
 
 
 def test_the_grammar_has_words():
