@@ -25,6 +25,8 @@ REFUSED = [
      ["slots.ages.spans: no table counts 个礼拜", "slots.bounds.spans: no table counts 个礼拜"]),
     ("an age span no table knows", edit('day_spans = { "天" = 1, "多天" = 1,', 'day_spans = { "多天" = 1,'),
      ["slots.ages.spans: no table counts 天", "slots.ages.lead_spans: no table counts 天"]),
+    ("a window unit no table counts", edit('"礼拜" = 7, "个礼拜" = 7, "个月" = 30,', '"礼拜" = 7, "个月" = 30,'),
+     ["slots.dates.week: no table counts 个礼拜"]),
     ("a span pattern that is no list of words", edit("spans = '个半月|个月|周(?!岁)|个?星期|个?礼拜|天'",
                                                       "spans = '个半月|个月|周(?!岁)|个?星期|个?礼拜|天|[0-9]+年'"),
      ["slots.bounds.spans: not a short list of words, so its spans cannot be checked"]),

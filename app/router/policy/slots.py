@@ -186,8 +186,9 @@ class SlotWords(BaseModel):
 def _uncounted_spans(words: SlotWords) -> list[str]:
     """A span a reader can match that no table counts would raise at the first text holding it
     (两个多月前 did, on main at 83967c1): each span pattern's words must each be in its table —
-    an age's months, days or half months, a bound's days, the fever-context's "ago" units."""
-    a, b, c = words.ages, words.bounds, words.temperature_context
+    an age's months, days or half months, a bound's days, the fever-context's "ago" units, a date's
+    or a window's days."""
+    a, b, c, dates = words.ages, words.bounds, words.temperature_context, words.dates
 
     def plain(span: str) -> str:  # a bound's span without its vague 多 / 几 (快三个多月 is under 3 months)
         for vague in b.vague:
@@ -201,6 +202,8 @@ def _uncounted_spans(words: SlotWords) -> list[str]:
         ("slots.ages.month", frozenset({a.month, a.months_more}), lambda s: s in a.month_spans and plain(s) in b.days),
         ("slots.bounds.spans", language(b.spans), lambda s: s == b.half_month or s in b.days),
         ("slots.temperature_context.ago", language(c.ago.pattern, "u"), lambda s: s in c.ago_units),
+        ("slots.dates.week", language(dates.week), lambda s: s in dates.days_per),
+        ("slots.dates.span_units", frozenset(dates.span_units), lambda s: s in dates.days_per),
     ]
     problems = []
     for where, spans, counts in checks:
