@@ -22,6 +22,7 @@ from datetime import date
 import pytest
 
 from app.router import load_policy
+from scripts.fuzz_words import CALLERS, FACTS, calls, policy_words
 
 POLICY = load_policy()
 
@@ -90,3 +91,17 @@ def test_grammar_words_against_each_other(router, seed):
     pieces = WORDS + NUMBERS + TAILS[:-1] + ["发烧", "39度", "38.5", "抽搐", "尿少", "，", "。", "?", " "]
     for _ in range(1500):
         _calls(router, "".join(rng.choice(pieces) for _ in range(rng.randint(2, 9))))
+
+
+# Every word of the whole policy (red flags, cues, intents, facts, slots …), in four places, through
+# every text tool, with and without patient facts: the long random search beside this is
+# scripts/fuzz_words.py.
+POLICY_WORDS = policy_words()
+
+
+@pytest.mark.parametrize("frame", ["{}", "孩子{}", "宝宝3个月，{}，怎么办", "我家孩子没有{}吗？"])
+def test_every_policy_word_through_every_text_tool(router, frame):
+    assert len(POLICY_WORDS) > 4000
+    for index, word in enumerate(POLICY_WORDS):
+        for tool, arguments in calls(frame.format(word), CALLERS[index % len(CALLERS)], FACTS[index % len(FACTS)]):
+            assert router.call(tool, arguments) is not None
