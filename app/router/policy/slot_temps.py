@@ -20,7 +20,7 @@ from pydantic import BeforeValidator, Field, model_validator
 
 from ..numerals import CHARS
 from ..text import CLAUSE_ENDS, COMMA, LIST_MARK, SENTENCE_ENDS
-from .slot_types import Chars, Table, Word, Words, _Family, _regex
+from .slot_types import Chars, Table, Word, Words, _Family, _regex, either
 
 _NUMERALS = "{NUMERALS}"
 
@@ -44,13 +44,9 @@ Pattern = Annotated[re.Pattern[str], BeforeValidator(_compiled)]
 Piece = Annotated[str, Field(min_length=1), BeforeValidator(_fragment)]
 
 
-def _either(words: tuple[str, ...]) -> str:
-    return "|".join(map(re.escape, words))
-
-
 def _run(words: tuple[str, ...]) -> str:
     """Any number of ``words`` in a row (the particles after a reading)."""
-    return f"(?:{_either(words)})*"
+    return f"(?:{either(words)})*"
 
 
 def _groups(pattern: re.Pattern[str], name: str, needed: set[str]) -> None:
@@ -156,8 +152,8 @@ class TemperatureContext(_Family):
     def asked_after(self) -> re.Pattern[str]:
         """After a reading: a bound, blanks or a comma, a word of meaning and its question (37.8算发烧吗)."""
         return re.compile(
-            f"{self.bounds}[ \\t{re.escape(COMMA)}]*(?:{_either(self.asked)})[^{re.escape(CLAUSE_ENDS)}]{{0,5}}?"
-            f"(?:{_either(self.asked_end)}|[?])"
+            f"{self.bounds}[ \\t{re.escape(COMMA)}]*(?:{either(self.asked)})[^{re.escape(CLAUSE_ENDS)}]{{0,5}}?"
+            f"(?:{either(self.asked_end)}|[?])"
         )
 
     @cached_property
@@ -168,7 +164,7 @@ class TemperatureContext(_Family):
     @cached_property
     def asks(self) -> re.Pattern[str]:
         """A question's end a few characters on in the clause (会烧到40度吗)."""
-        return re.compile(f"[^{re.escape(CLAUSE_ENDS)}]{{0,6}}?(?:{_either(self.asks_end)}|[?])")
+        return re.compile(f"[^{re.escape(CLAUSE_ENDS)}]{{0,6}}?(?:{either(self.asks_end)}|[?])")
 
     @cached_property
     def dated(self) -> re.Pattern[str]:
@@ -178,7 +174,7 @@ class TemperatureContext(_Family):
     @cached_property
     def clue(self) -> re.Pattern[str]:
         """Any one of the clues (one search in C for a text)."""
-        return re.compile(_either(self.clues))
+        return re.compile(either(self.clues))
 
     @cached_property
     def usual_pattern(self) -> re.Pattern[str]:

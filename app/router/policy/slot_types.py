@@ -147,6 +147,12 @@ class _Family(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+def either(words: tuple[str, ...]) -> str:
+    """A regex alternation of a family's words, literal and in the listed order (the first that
+    fits wins, as the family's comment says); ``common.alternation`` sorts longest first instead."""
+    return "|".join(map(re.escape, words))
+
+
 # The finite languages of small patterns: every string a fragment (or one of its named groups) can
 # match, for the checks that a table holds an entry for each (``slots.SlotWords``). Lookarounds are
 # zero-width: they narrow where a string is matched, not which strings.

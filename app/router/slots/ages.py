@@ -47,6 +47,7 @@ import re
 from functools import lru_cache
 
 from ..numerals import CHARS
+from ..policy.slot_types import either
 from ..policy.slots import SlotWords
 from ..text import CLAUSE_ENDS, COMMA, LIST_MARK, PERIOD, SENTENCE_ENDS
 from .bounds import almost_days
@@ -74,10 +75,6 @@ _DOSAGE_REACH = 12
 _MOMENT_REACH, _PAST_REACH = 8, 3
 
 
-def _alternation(words: tuple[str, ...]) -> str:
-    return "|".join(map(re.escape, words))
-
-
 def _chars(chars: tuple[str, ...]) -> str:
     return "".join(map(re.escape, chars))
 
@@ -93,13 +90,13 @@ def _whole_end(particles: tuple[str, ...]) -> re.Pattern[str]:
 @lru_cache(maxsize=8)
 def _sex_lead(sex: tuple[str, ...], nouns: tuple[str, ...]) -> re.Pattern[str]:
     """A sex (and a child noun) before a bare N月 opening the message: 女 20月，, 男宝：20月."""
-    return re.compile(f"[{_chars(sex)}](?:{_alternation(nouns)})?[ \t,:]*")
+    return re.compile(f"[{_chars(sex)}](?:{either(nouns)})?[ \t,:]*")
 
 
 @lru_cache(maxsize=8)
 def _months_lead(reply: tuple[str, ...], demonstratives: tuple[str, ...], lead: tuple[str, ...]) -> re.Pattern[str]:
     """The lead words of a bare N个月 that is the message's first clause: 这都六个半月了, 是的四个多月."""
-    return re.compile(f"(?:{_alternation(reply)})?(?:{_alternation(demonstratives)})?(?:{_alternation(lead)})*")
+    return re.compile(f"(?:{either(reply)})?(?:{either(demonstratives)})?(?:{either(lead)})*")
 
 
 def _years(words: SlotWords, span: str) -> float:
@@ -137,7 +134,7 @@ def kid_words(patient_words: tuple[str, ...], age_words: tuple[str, ...], words:
 
 def _not_window(words: SlotWords) -> str:
     """After a span: a window or a date (3天以内, 3个月前), no age."""
-    return f"(?!{_alternation(words.ages.not_window_after)})"
+    return f"(?!{either(words.ages.not_window_after)})"
 
 
 def _plus_days(words: SlotWords, kind: str) -> str:
@@ -154,7 +151,7 @@ def tails(units: str, kids: str, words: SlotWords) -> dict[str, str]:
     joins, day, more = _chars(a.joins), re.escape(a.day), re.escape(words.numbers.more)
     perfective, of = re.escape(a.perfective), re.escape(words.numbers.possessive)
     not_window = _not_window(words)
-    body_units = _alternation(words.body.weight_units + words.body.height_units)
+    body_units = either(words.body.weight_units + words.body.height_units)
     return {
         # 三个月零八天, 5月零15天, 一个月加十天: months and days of an age (a bare 月 only with a join).
         "msum": (
@@ -186,7 +183,7 @@ def tails(units: str, kids: str, words: SlotWords) -> dict[str, str]:
         ),
         "age": (
             f"(?P<age_u>{a.years})(?P<age_h>半(?!{units}))?"
-            f"(?:[ \\t]*(?:[{joins}]|(?P<agem_almost>{_alternation(a.almost_inside)}))?(?P<agem_n>{NUM}|半)"
+            f"(?:[ \\t]*(?:[{joins}]|(?P<agem_almost>{either(a.almost_inside)}))?(?P<agem_n>{NUM}|半)"
             f"(?P<agem_u>{a.year_months}|{re.escape(a.bare_month)}(?![ \\t]*[0-9{CHARS}]+[{_chars(words.dates.day)}])|{day})"
             # 一岁两个月零五天: days after the months add up too (months of 30.4 days)
             f"(?:(?<={re.escape(a.bare_month)})[ \\t]*[{joins}]?[ \\t]*(?P<aged_n>{NUM})(?P<aged_d>{day}){not_window})?)?"
@@ -218,7 +215,7 @@ def led_branches(kid_words: tuple[str, ...], words: SlotWords) -> dict[str, tupl
         "kid": (
             "".join(dict.fromkeys(w[0] for w in kid_words)),
             led(*kid_words)
-            + f"[{_chars(a.sex)}]?(?:[{COMMA}{LIST_MARK}][ \\t]*)?(?:{_alternation(a.kid_fill)})*[ \\t]*"
+            + f"[{_chars(a.sex)}]?(?:[{COMMA}{LIST_MARK}][ \\t]*)?(?:{either(a.kid_fill)})*[ \\t]*"
             + _almost(words, "kid") + number("kid")
             + f"[ \\t]*(?:(?P<kid_u>{a.kid_months})(?P<kid_more>{a.kid_more})?" + _plus_days(words, "kid")
             # 女孩2周半: after a child word, N周半 is years in 周 (周岁) and a half (a bare 两周半 stays weeks)
@@ -229,7 +226,7 @@ def led_branches(kid_words: tuple[str, ...], words: SlotWords) -> dict[str, tupl
         ),
         "born": (
             _chars(a.born_first),
-            f"(?<=[{_chars(a.born_first)}]){re.escape(a.born)}(?:{_alternation(a.born_after)})?{_almost(words, 'born')}"
+            f"(?<=[{_chars(a.born_first)}]){re.escape(a.born)}(?:{either(a.born_after)})?{_almost(words, 'born')}"
             f"(?P<born_th>{re.escape(a.ordinal)})?[ \\t]*{number('born')}[ \\t]*(?P<born_u>{a.spans})"
             + _plus_days(words, "born") + not_now_after,
         ),
@@ -239,7 +236,7 @@ def led_branches(kid_words: tuple[str, ...], words: SlotWords) -> dict[str, tupl
         # keep the subject, SPEC §4.7); without 才 / 刚 (他两个月没来) they are how long.
         "pro": (
             _chars(a.pronouns),
-            f"(?<=[{_chars(a.pronouns)}])(?:{_alternation(a.pronoun_now)})?(?:{_alternation(a.pronoun_only)})[ \\t]*"
+            f"(?<=[{_chars(a.pronouns)}])(?:{either(a.pronoun_now)})?(?:{either(a.pronoun_only)})[ \\t]*"
             f"{number('pro')}[ \\t]*(?P<pro_u>{a.kid_months})"
             + _plus_days(words, "pro")
             + not_now_after,
@@ -247,7 +244,7 @@ def led_branches(kid_words: tuple[str, ...], words: SlotWords) -> dict[str, tupl
         # 现在5个月, 现在才3个月零一点, 现在四个多月了: the child's age said as now.
         "now": (
             a.now_word[0],
-            f"{_led_word(a.now_word)}[ \\t]*(?:{_alternation(a.now_fill)})*[ \\t]*{_almost(words, 'now')}{number('now')}"
+            f"{_led_word(a.now_word)}[ \\t]*(?:{either(a.now_fill)})*[ \\t]*{_almost(words, 'now')}{number('now')}"
             f"[ \\t]*(?P<now_u>{a.kid_months})"
             + _plus_days(words, "now") + a.now_not_after,
         ),

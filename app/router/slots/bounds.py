@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from ..numerals import parse_number
+from ..policy.slot_types import either
 from ..policy.slots import SlotWords
 from .draft import NUM, Draft, supposed
 
@@ -21,10 +22,6 @@ from .draft import NUM, Draft, supposed
 _NEWBORN_DAYS = 30
 # A half month (``bounds.half_month``: 不到两个半月) counts 30 days, as the policy's months do.
 _HALF_MONTH_DAYS = 30
-
-
-def _alternation(words: tuple[str, ...]) -> str:
-    return "|".join(map(re.escape, words))
 
 
 def almost_days(words: SlotWords, count: float, span: str) -> float:
@@ -42,8 +39,8 @@ class UpperBounds:
     def __init__(self, kid_words: tuple[str, ...], words: SlotWords) -> None:
         b = words.bounds
         kids = "|".join(re.escape(w) for w in sorted(kid_words, key=len, reverse=True))
-        below = _alternation(b.below + b.almost)
-        between = _alternation(b.between)
+        below = either(b.below + b.almost)
+        between = either(b.between)
         born, old, of = re.escape(b.born), re.escape(b.old), re.escape(words.numbers.possessive)
         self._find = re.compile(
             f"(?:(?:{kids})[ \\t]*(?:{between})?|{born}[ \\t]*)(?:{below})[ \\t]*(?P<n>{NUM})(?P<u>{b.spans})"

@@ -16,6 +16,7 @@ import re
 from datetime import date, timedelta
 
 from ..numerals import parse_number
+from ..policy.slot_types import either
 from ..policy.slots import SlotWords
 from .draft import CN, NUM, Draft, Handler, led, number
 
@@ -25,10 +26,6 @@ _ONE_WEEK = timedelta(days=7)
 REFERENCE_RANGE = (date.min + timedelta(days=13), date.max - timedelta(days=1))
 # How far before a week count its pregnancy word may be (孕22周, 早孕22周).
 _PREGNANT_REACH = 2
-
-
-def _alternation(words: tuple[str, ...]) -> str:
-    return "|".join(map(re.escape, words))
 
 
 def span_unit(words: SlotWords) -> str:
@@ -53,7 +50,7 @@ def tails(words: SlotWords) -> dict[str, str]:
     w = words.dates
     return {
         "md": f"{re.escape(w.month)}[ \\t]*(?P<dd>[0-9]{{1,2}}|{CN})[ \\t]*[{''.join(w.day)}]",
-        "ago": f"(?P<ago_u>{re.escape(w.span_units[0])}|{w.week})(?:{_alternation(w.ago)})",
+        "ago": f"(?P<ago_u>{re.escape(w.span_units[0])}|{w.week})(?:{either(w.ago)})",
         "wsuf": f"(?P<wsuf_u>{span_unit(words)}){w.within}",
     }
 
@@ -64,7 +61,7 @@ def led_branches(words: SlotWords) -> dict[str, tuple[str, str]]:
     return {
         "win": (
             "".join(dict.fromkeys(word[0] for word in w.window_words + (w.window_short,))),
-            led(*w.window_words, w.window_short) + f"(?:{_alternation(w.window_fill)})?[ \\t]*" + number("win")
+            led(*w.window_words, w.window_short) + f"(?:{either(w.window_fill)})?[ \\t]*" + number("win")
             + f"[ \\t]*(?P<win_u>{span_unit(words)}){w.within}?",
         ),
         "rel": ("".join(w.relative_first), w.relative),
@@ -73,7 +70,7 @@ def led_branches(words: SlotWords) -> dict[str, tuple[str, str]]:
 
 def frequency(words: SlotWords) -> re.Pattern[str]:
     """A frequency after a week count (一周三次): no window."""
-    return re.compile(f"[ \\t]*(?:{NUM}|{_alternation(words.dates.some)})[ \\t]*[{''.join(words.dates.frequency)}]")
+    return re.compile(f"[ \\t]*(?:{NUM}|{either(words.dates.some)})[ \\t]*[{''.join(words.dates.frequency)}]")
 
 
 def on_ymd(m: re.Match[str], d: Draft) -> None:
