@@ -25,7 +25,6 @@ from __future__ import annotations
 import hashlib
 import tomllib
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Annotated
 
@@ -35,7 +34,7 @@ from ..lexicon import Lexicon
 from . import access, asking, cues, facts, red_flags, slots
 from .access import Cell, McpEntry, Mx1Rule, Mx2Rule, Rules, RouteEntry, StagingEntry, WriteTool, WriteToolEntry
 from .asking import Asking, AskingEntry, Intent, IntentEntry, MedicinesEntry
-from .common import NonEmpty, Strict, Terms
+from .common import NonEmpty, Strict, Terms, shipped_bytes
 from .cues import ContextEntry
 from .facts import FactRules, FactsEntry
 from .red_flags import P0Entry, RedFlagRules, SymptomsEntry
@@ -114,13 +113,8 @@ class Policy:
         return f"{self.version}+{self.digest}"
 
 
-DEFAULT_POLICY = "policy.toml"
-# The shipped file sits in app/router, beside this package (the package data of app.router).
-_HOME = __name__.rpartition(".")[0]
-
-
 def default_policy_bytes() -> bytes:
-    return resources.files(_HOME).joinpath(DEFAULT_POLICY).read_bytes()
+    return shipped_bytes()
 
 
 def load_policy(path: str | Path | None = None) -> Policy:

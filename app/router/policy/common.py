@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from ..text import fold
 
-# The shipped file sits in app/router, beside this package.
+# The shipped file sits in app/router, beside this package (the package data of app.router).
 _HOME = __name__.rsplit(".", 2)[0]
 
 NonEmpty = Annotated[str, StringConstraints(min_length=1)]
@@ -73,9 +73,17 @@ def alternation(words: list[str]) -> str:
     return "|".join(re.escape(fold(w)) for w in sorted(words, key=len, reverse=True))
 
 
+SHIPPED_FILE = "policy.toml"
+
+
+def shipped_bytes() -> bytes:
+    """The shipped policy file, as it is packaged."""
+    return resources.files(_HOME).joinpath(SHIPPED_FILE).read_bytes()
+
+
 @lru_cache(maxsize=1)
 def _shipped_file() -> dict[str, Any]:
-    return tomllib.loads(resources.files(_HOME).joinpath("policy.toml").read_text("utf-8"))
+    return tomllib.loads(shipped_bytes().decode("utf-8"))
 
 
 def shipped(path: str) -> Any:

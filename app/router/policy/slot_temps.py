@@ -2,9 +2,8 @@
 ``app/router/slots/temperatures.py``) and ``[slots.temperature_context]`` (which reading is the
 child's current one, ``temperature_context.py``), models and compiled forms.
 
-Their patterns are written as the other families' are (``slots.py``), with one more placeholder:
-``{NUMERALS}`` names the characters a Chinese numeral is spelt with (``numerals.CHARS``), inside a
-class (``[{NUMERALS}]+``), so a pattern never lists the number system. Where a pattern needs a run
+Their patterns are written as the other families' are (``slot_types.py``; ``[{NUMERALS}]+`` names
+the characters a Chinese numeral is spelt with, as in any family). Where a pattern needs a run
 that the policy's bounds forbid a written pattern (the comma between a temperature word and its
 number, the particles after a reading, a clause's gap wider than ``MAX_GAP``), the file holds its
 words and the model puts them into that run once (the ``cached_property`` forms below).
@@ -14,34 +13,11 @@ from __future__ import annotations
 
 import re
 from functools import cached_property
-from typing import Annotated, Any
 
-from pydantic import BeforeValidator, Field, model_validator
+from pydantic import model_validator
 
-from ..numerals import CHARS
 from ..text import CLAUSE_ENDS, COMMA, LIST_MARK, SENTENCE_ENDS
-from .slot_types import Chars, Table, Word, Words, _Family, _regex, either
-
-_NUMERALS = "{NUMERALS}"
-
-
-def _numerals(value: Any) -> Any:
-    return value.replace(_NUMERALS, CHARS) if isinstance(value, str) else value
-
-
-def _fragment(value: Any) -> Any:
-    if not isinstance(value, str):
-        return value
-    return _regex(_numerals(value)).pattern
-
-
-def _compiled(value: Any) -> Any:
-    return _regex(_numerals(value))
-
-
-# A pattern searched on its own, and a piece of one, that may name ``{NUMERALS}``.
-Pattern = Annotated[re.Pattern[str], BeforeValidator(_compiled)]
-Piece = Annotated[str, Field(min_length=1), BeforeValidator(_fragment)]
+from .slot_types import Chars, Fragment, Regex, Table, Word, Words, _Family, either, needs_groups
 
 
 def _run(words: tuple[str, ...]) -> str:
@@ -49,39 +25,33 @@ def _run(words: tuple[str, ...]) -> str:
     return f"(?:{either(words)})*"
 
 
-def _groups(pattern: re.Pattern[str], name: str, needed: set[str]) -> None:
-    missing = needed - set(pattern.groupindex)
-    if missing:
-        raise ValueError(f"{name}: needs the groups {sorted(missing)}")
-
-
 class Temperatures(_Family):
     unit: Word
-    meter: Piece
-    after_word: Piece
+    meter: Fragment
+    after_word: Fragment
     taken: Word
     amount_before: Chars
-    listed: Pattern
-    range_end: Pattern
-    range_start: Pattern
-    reply_opening: Pattern
-    reading: Pattern
-    decimal_reading: Pattern
-    measure_before: Pattern
-    lab_before: Pattern
+    listed: Regex
+    range_end: Regex
+    range_start: Regex
+    reply_opening: Regex
+    reading: Regex
+    decimal_reading: Regex
+    measure_before: Regex
+    lab_before: Regex
     particles: Words
-    ambient: Pattern
+    ambient: Regex
     threshold_before: Words
     below_before: Words
     below_after: Words
     almost: Words
-    range_at: Pattern
+    range_at: Regex
 
     @model_validator(mode="after")
     def _named_groups(self) -> Temperatures:
-        _groups(self.after_word_pattern, "after_word", {"n", "n2"})
+        needs_groups(self.after_word_pattern, "after_word", {"n", "n2"})
         for name in ("listed", "range_end", "range_start"):
-            _groups(getattr(self, name), name, {"n"})
+            needs_groups(getattr(self, name), name, {"n"})
         return self
 
     @cached_property
@@ -109,43 +79,43 @@ class Temperatures(_Family):
 
 
 class TemperatureContext(_Family):
-    bounds: Piece
+    bounds: Fragment
     asked: Words
     asked_end: Words
-    question_lead: Piece
+    question_lead: Fragment
     asks_end: Words
-    when_after: Pattern
+    when_after: Regex
     may: Word
     may_not_after: Chars
-    resolved: Pattern
-    lasting: Pattern
-    day: Pattern
+    resolved: Regex
+    lasting: Regex
+    day: Regex
     day_marks: Chars
     ago_days: Table
-    ago: Pattern
+    ago: Regex
     ago_units: Table
     ago_counts: Table
     since: Word
-    still: Pattern
-    today: Pattern
-    returned: Pattern
+    still: Regex
+    today: Regex
+    returned: Regex
     goes_on: Word
-    past_when: Pattern
-    usual: Piece
-    weather: Piece
-    condition: Pattern
-    had_fever: Pattern
-    this_time: Pattern
+    past_when: Regex
+    usual: Fragment
+    weather: Fragment
+    condition: Regex
+    had_fever: Regex
+    this_time: Regex
     clues: Words
-    instruction: Pattern
-    instruction_words: Pattern
-    clock: Pattern
+    instruction: Regex
+    instruction_words: Regex
+    clock: Regex
     onset: Word
 
     @model_validator(mode="after")
     def _named_groups(self) -> TemperatureContext:
-        _groups(self.ago, "ago", {"n", "u"})
-        _groups(self.day, "day", {"d", "d2"})
+        needs_groups(self.ago, "ago", {"n", "u"})
+        needs_groups(self.day, "day", {"d", "d2"})
         return self
 
     @cached_property

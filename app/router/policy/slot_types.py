@@ -2,7 +2,7 @@
 family's value may take — words (``Words``, ``Word``, ``Chars``, ``Table``), a fragment of the slot
 scan (``Fragment``) and a pattern searched on its own (``Regex``) — with the checks that keep a
 pattern bounded and free of written punctuation, and the ``{CLAUSE_ENDS}``-style placeholders for
-``text.py``'s marks. The families themselves are ``slots.py``'s, ``slot_ages.py``'s and
+``text.py``'s marks and the numerals' characters. The families themselves are ``slots.py``'s, ``slot_ages.py``'s and
 ``slot_temps.py``'s; they all build on these.
 """
 
@@ -15,12 +15,15 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
+from ..numerals import CHARS
 from ..patterns import MAX_GAP
 from ..text import CLAUSE_ENDS, COMMA, LIST_MARK, SENTENCE_ENDS, fold
 
-# The placeholders a pattern names, each ``text.py``'s marks (CLAUSE_ONLY: the comma, which ends a
-# clause and not its sentence).
-_MARKS = {"CLAUSE_ENDS": CLAUSE_ENDS, "SENTENCE_ENDS": SENTENCE_ENDS, "CLAUSE_ONLY": COMMA, "LIST_MARK": LIST_MARK}
+# The placeholders a pattern names inside a character class: ``text.py``'s marks (CLAUSE_ONLY: the
+# comma, which ends a clause and not its sentence), and NUMERALS, the characters a Chinese numeral is
+# spelt with (``numerals.CHARS``: ``[{NUMERALS}]+``), so that a pattern never lists the number system.
+_MARKS = {"CLAUSE_ENDS": CLAUSE_ENDS, "SENTENCE_ENDS": SENTENCE_ENDS, "CLAUSE_ONLY": COMMA, "LIST_MARK": LIST_MARK,
+          "NUMERALS": CHARS}
 # Inside a character class, where every placeholder is substituted: escaped so a mark is literal.
 _CLASS_BODY = {name: "".join(re.escape(ch) for ch in marks) for name, marks in _MARKS.items()}
 _PLACEHOLDER = re.compile(r"\{([A-Z_]+)\}")
@@ -147,6 +150,13 @@ class _Family(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+def needs_groups(pattern: re.Pattern[str], name: str, needed: set[str]) -> None:
+    """``ValueError`` naming the groups a reader takes from ``pattern`` that it lacks."""
+    missing = needed - set(pattern.groupindex)
+    if missing:
+        raise ValueError(f"{name}: needs the groups {sorted(missing)}")
+
+
 def either(words: tuple[str, ...]) -> str:
     """A regex alternation of a family's words, literal and in the listed order (the first that
     fits wins, as the family's comment says); ``common.alternation`` sorts longest first instead."""
@@ -219,7 +229,7 @@ def _item_language(op: Any, av: Any) -> frozenset[str] | None:
             else:
                 return None
         return frozenset(chars)
-    if op in (sre.MAX_REPEAT, sre.MIN_REPEAT, getattr(sre, "POSSESSIVE_REPEAT", sre.MAX_REPEAT)) and av[1] <= 4:
+    if op in _REPEATS and av[1] <= 4:
         once = _language(list(av[2]))
         if once is None:
             return None

@@ -25,23 +25,18 @@ the families of the shipped file, which hold the words that were code when it wa
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from typing import Annotated, Callable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..text import fold
-from .common import Groups, NonEmpty, Terms, duplicates, overlaps
+from .common import Groups, NonEmpty, Terms, duplicates, overlaps, shipped
 from .cues import ContextEntry
 from .slot_ages import Ages, Bounds, Milestones
 from .slot_temps import TemperatureContext, Temperatures
-from .slot_types import Chars, Fragment, Regex, Table, Word, Words, _Family, language
-
-# The shipped file sits in app/router, beside this package.
-_HOME = __name__.rsplit(".", 2)[0]
+from .slot_types import Chars, Fragment, Regex, Table, Word, Words, _Family, language, needs_groups
 
 
 class Numbers(_Family):
@@ -81,9 +76,7 @@ class Body(_Family):
 
     @model_validator(mode="after")
     def _pair_groups(self) -> Body:
-        missing = {"h1", "a", "b", "u"} - set(self.pair.groupindex)
-        if missing:
-            raise ValueError(f"pair: needs the groups {sorted(missing)}")
+        needs_groups(self.pair, "pair", {"h1", "a", "b", "u"})
         return self
 
 
@@ -134,12 +127,8 @@ class Portions(_Family):
     food_bound_units: Words
 
 
-
-
 class LabValues(_Family):
     units: Fragment
-
-
 
 
 class SlotGrammar(BaseModel):
@@ -180,7 +169,6 @@ class SlotWords(BaseModel):
     ages: Ages
     bounds: Bounds
     milestones: Milestones
-
 
 
 def _uncounted_spans(words: SlotWords) -> list[str]:
@@ -226,8 +214,7 @@ def compile_slot_words(spec: SlotGrammar) -> SlotWords:
 @lru_cache(maxsize=1)
 def _shipped_families() -> SlotWords:
     """The shipped file's families (a shipped file without one is a bug: it fails here)."""
-    raw = tomllib.loads(resources.files(_HOME).joinpath("policy.toml").read_text("utf-8"))
-    slots = raw.get("slots", {})
+    slots = shipped("slots")
     return SlotWords.model_validate({name: slots.get(name) for name in _FAMILIES})
 
 
