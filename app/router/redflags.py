@@ -74,8 +74,10 @@ def red_flags(
     infant = _infant_fever(rules, text, values)
     extra += infant
     bp = rules.blood_pressure
-    if bp is not None and ("/" in text or any(clue in text for clue in bp.clues)):
-        extra += _blood_pressure(bp, text)
+    if bp is not None:
+        worded = any(clue in text for clue in bp.clues)
+        if worded or "/" in text:
+            extra += _blood_pressure(bp, text, worded)
     # The symptom families' words (the same scan's "symptom" group) and patterns (the same pattern
     # scan, under their symptom concept).
     symptom_concepts = rules.symptom_concepts
@@ -346,16 +348,16 @@ def _young(days: int, values: Values) -> bool:
 _PAIR_LOWEST = 30
 
 
-def _blood_pressure(bp: BloodPressure, text: str) -> list[Mention]:
+def _blood_pressure(bp: BloodPressure, text: str, worded: bool) -> list[Mention]:
     """Every blood-pressure reading at or above the policy's limits (a child's when the text names
     a child or an age under 18), each a mention placed on its values (SPEC §3.5 revision 2): after
     a pressure word (血压175/115, 高压一百八), or written as a pair anywhere (量了170/110的血压, 180/120
     mmHg) — a pair is a reading only as a pressure writes one: the first value the larger, each in
-    a pressure's range."""
+    a pressure's range. ``worded``: the text holds a clue of a pressure word (``bp.clues``)."""
     found: list[Mention] = []
     limits: tuple[int, int] | None = None  # read once, at the first reading
     read: set[int] = set()  # where the values of the readings after a word start
-    if any(clue in text for clue in bp.clues):
+    if worded:
         for m in bp.reading.finditer(text):
             read.add(m.start("s"))
             if limits is None:
