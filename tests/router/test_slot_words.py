@@ -10,18 +10,14 @@ from pathlib import Path
 import pytest
 
 from app.router import PolicyError
-from app.router.policy import default_policy_bytes, load_policy, parse_policy
+from app.router.policy import load_policy, parse_policy
 from app.router.slots import SlotExtractor
 from app.router.text import CLAUSE_ENDS, LIST_MARK, views
 
-SHIPPED = default_policy_bytes().decode()
+from .shipped import SHIPPED, edit
+
 RELEASED = Path(__file__).resolve().parents[2] / "docs" / "policy-changes" / "released.toml"
 ALSO = "also = '[他她][^{CLAUSE_ENDS}]{0,6}也'"
-
-
-def edit(old: str, new: str) -> bytes:
-    assert SHIPPED.count(old) == 1, old
-    return SHIPPED.replace(old, new).encode()
 
 
 REFUSED = [
@@ -44,6 +40,15 @@ REFUSED = [
     ("the pair pattern without its value groups", edit("(?P<b>[0-9]{1,3}", "([0-9]{1,3}"), "slots.body", "needs the groups ['b']"),
     ("a family with an unknown list", edit('[slots.portions]\n', '[slots.portions]\nfruit_units = ["个"]\n'),
      "slots.portions.fruit_units", "Extra inputs"),
+    ("after_word without its range's upper end", edit("(?P<n2>[0-9]+", "([0-9]+"), "slots.temperatures", "needs the groups ['n2']"),
+    ("the day pattern without its second day group", edit("(?P<d2>[1-3]?[0-9])", "([1-3]?[0-9])"), "slots.temperature_context",
+     "needs the groups ['d2']"),
+    ("a pattern that writes the comma", edit("[号日早晚上下中凌当今出{CLAUSE_ONLY}]", "[号日早晚上下中凌当今出,]"),
+     "slots.temperature_context.day", "writes clause punctuation"),
+    ("an unknown placeholder", edit("(?:[0-9.]+|[{NUMERALS}]+)[ \\t]*(?:度", "(?:[0-9.]+|[{DIGITS}]+)[ \\t]*(?:度"),
+     "slots.temperatures.reading", "unknown placeholder {DIGITS}"),
+    ("a particle listed twice", edit('particles = ["多", "左右"', 'particles = ["多", "多", "左右"'), "slots.temperatures.particles",
+     "listed twice"),
 ]
 
 

@@ -7,15 +7,10 @@ from __future__ import annotations
 import pytest
 
 from app.router import PolicyError
-from app.router.policy import default_policy_bytes, parse_policy
+from app.router.policy import parse_policy
 from app.router.policy.slot_types import language
 
-SHIPPED = default_policy_bytes().decode()
-
-
-def edit(old: str, new: str) -> bytes:
-    assert SHIPPED.count(old) == 1, old
-    return SHIPPED.replace(old, new).encode()
+from .shipped import SHIPPED, edit
 
 
 REFUSED = [

@@ -1,6 +1,7 @@
 """The body temperature families of the slot grammar (policy ``[slots.temperatures]`` and
-``[slots.temperature_context]``, ``app/router/policy/slot_temps.py``): validated on load, their
-``{NUMERALS}`` placeholder the numerals' characters, and the readers taking their words from them."""
+``[slots.temperature_context]``, ``app/router/policy/slot_temps.py``): their ``{NUMERALS}``
+placeholder the numerals' characters, and the readers taking their words from them (the refusals
+on load are test_slot_words' table)."""
 
 from __future__ import annotations
 
@@ -8,38 +9,13 @@ from datetime import date
 
 import pytest
 
-from app.router import PolicyError
 from app.router.numerals import CHARS
-from app.router.policy import default_policy_bytes, load_policy, parse_policy
+from app.router.policy import load_policy, parse_policy
 from app.router.slots import SlotExtractor
 from app.router.text import views
 
-SHIPPED = default_policy_bytes().decode()
+from .shipped import SHIPPED, edit
 
-
-def edit(old: str, new: str) -> bytes:
-    assert SHIPPED.count(old) == 1, old
-    return SHIPPED.replace(old, new).encode()
-
-
-REFUSED = [
-    ("after_word without its range's upper end", edit("(?P<n2>[0-9]+", "([0-9]+"), "slots.temperatures", "needs the groups ['n2']"),
-    ("the day pattern without its second day group", edit("(?P<d2>[1-3]?[0-9])", "([1-3]?[0-9])"), "slots.temperature_context",
-     "needs the groups ['d2']"),
-    ("a pattern that writes the comma", edit("[号日早晚上下中凌当今出{CLAUSE_ONLY}]", "[号日早晚上下中凌当今出,]"),
-     "slots.temperature_context.day", "writes clause punctuation"),
-    ("an unknown placeholder", edit("(?:[0-9.]+|[{NUMERALS}]+)[ \\t]*(?:度", "(?:[0-9.]+|[{DIGITS}]+)[ \\t]*(?:度"),
-     "slots.temperatures.reading", "unknown placeholder {DIGITS}"),
-    ("a particle listed twice", edit('particles = ["多", "左右"', 'particles = ["多", "多", "左右"'), "slots.temperatures.particles",
-     "listed twice"),
-]
-
-
-@pytest.mark.parametrize("data, where, reason", [r[1:] for r in REFUSED], ids=[r[0] for r in REFUSED])
-def test_a_bad_temperature_family_is_refused_with_its_reason(data, where, reason):
-    with pytest.raises(PolicyError) as info:
-        parse_policy(data)
-    assert any(where in p and reason in p for p in info.value.problems), info.value.problems
 
 
 def test_numerals_name_the_numerals_characters():
